@@ -1,0 +1,61 @@
+"""pick_topic: the next topic not published before, from the topics source (a file, or an RSS/Atom feed URL)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import httpx
+
+from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.errors import Retryable, ToolFailed, ToolRejected
+
+
+class PickTopicArgs(StrictArgs):
+    pass
+
+
+def read_topics(source: str, http: httpx.Client) -> list[str]:
+    """Titles in source order: one per line of a text file, or the item/entry titles of a feed."""
+    if source.startswith(("http://", "https://")):
+        try:
+            response = http.get(source)
+            response.raise_for_status()
+        except httpx.TimeoutException as exc:
+            raise Retryable(f"topics feed timed out: {source}") from exc
+        except httpx.HTTPError as exc:
+            raise ToolFailed(f"topics feed unreadable: {exc}") from exc
+        try:
+            root = ET.fromstring(response.content)
+        except ET.ParseError as exc:
+            raise ToolFailed(f"topics feed is not XML: {exc}") from exc
+        titles = [el.text or "" for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "title"]
+        return [t.strip() for t in titles[1:] if t.strip()]  # the first title names the feed
+    path = Path(source)
+    if not path.is_file():
+        raise ToolFailed(f"TOPICS_SOURCE {source} is not a file")
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+class PickTopic(Capability[PickTopicArgs]):
+    name = "pick_topic"
+    description = "Pick the next topic that has not been published yet. Returns topic_id and title."
+    Args = PickTopicArgs
+
+    def validate(self, ctx: CapabilityContext, args: PickTopicArgs) -> None:
+        picked = ctx.store.topic_for_run()
+        if picked is not None:
+            raise ToolRejected(f"this run already picked topic {picked.id} ({picked.title!r}); use that topic_id")
+
+    def execute(self, ctx: CapabilityContext, args: PickTopicArgs) -> ToolResult:
+        titles = read_topics(ctx.settings.topics_source, ctx.http)
+        topic = ctx.store.claim_topic(titles, ctx.forced_topic)
+        if topic is None:
+            if ctx.forced_topic:
+                raise ToolFailed(f"topic {ctx.forced_topic!r} is already used (published and registered)")
+            raise ToolFailed("every topic in TOPICS_SOURCE is already used")
+        return ToolResult({"topic_id": topic.id, "title": topic.title}, f"topic {topic.id}: {topic.title}")
+
+
+CAPABILITY = PickTopic()

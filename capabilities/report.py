@@ -1,0 +1,25 @@
+"""report: the run's report, built from ledger rows only (never from what the model said)."""
+
+from __future__ import annotations
+
+from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+
+
+class ReportArgs(StrictArgs):
+    pass
+
+
+class Report(Capability[ReportArgs]):
+    name = "report"
+    description = "Write the run report from the ledger. Call it last, after register."
+    Args = ReportArgs
+
+    def validate(self, ctx: CapabilityContext, args: ReportArgs) -> None:
+        return None
+
+    def execute(self, ctx: CapabilityContext, args: ReportArgs) -> ToolResult:
+        summary = ctx.store.run_summary()
+        return ToolResult(summary, f"report of run {ctx.run_id}: {summary.get('registrations', 0)} registration(s)")
+
+
+CAPABILITY = Report()

@@ -1,0 +1,60 @@
+"""write_draft: the LLM writes a title and a markdown body for the run's topic (a plain completion)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.errors import ToolFailed, ToolRejected
+
+SYSTEM = (
+    "You write short, concrete blog articles in markdown. Answer with the title on the first line "
+    "starting with '# ', a blank line, then the body (150-400 words). No preamble."
+)
+
+
+class WriteDraftArgs(StrictArgs):
+    topic_id: int = Field(ge=1)
+    angle: str | None = Field(description="An angle to stress, only if the task names one; otherwise null.")
+
+
+def split_title(text: str) -> tuple[str, str]:
+    """First non-empty line (without leading '#') is the title; the rest is the body."""
+    lines = text.strip().splitlines()
+    if not lines:
+        raise ToolFailed("the model returned an empty draft")
+    title = lines[0].lstrip("#").strip().strip('"*')
+    body = "\n".join(lines[1:]).strip()
+    if not title or not body:
+        raise ToolFailed("the model's draft has no title or no body")
+    return title[:200], body
+
+
+class WriteDraft(Capability[WriteDraftArgs]):
+    name = "write_draft"
+    description = "Write a draft article for the topic picked in this run. Returns draft_id and version_id."
+    Args = WriteDraftArgs
+
+    def validate(self, ctx: CapabilityContext, args: WriteDraftArgs) -> None:
+        topic = ctx.store.topic_for_run()
+        if topic is None:
+            raise ToolRejected("no topic picked in this run yet; call pick_topic first")
+        if args.topic_id != topic.id:
+            raise ToolRejected(
+                f"topic_id {args.topic_id} is not this run's topic (topic_id {topic.id})", hallucinated_argument=True
+            )
+
+    def execute(self, ctx: CapabilityContext, args: WriteDraftArgs) -> ToolResult:
+        topic = ctx.store.topic(args.topic_id)
+        assert topic is not None  # validate() checked it
+        angle = f"\nAngle: {args.angle}" if args.angle else ""
+        text = ctx.text_model.complete(SYSTEM, f"Topic: {topic.title}{angle}")
+        title, body = split_title(text)
+        version = ctx.store.add_draft_version(
+            topic_id=topic.id, draft_id=None, kind="draft", title=title, body=body, score=None, scorer=None
+        )
+        payload = {"draft_id": version.draft_id, "version_id": version.id, "title": title, "words": len(body.split())}
+        return ToolResult(payload, f"draft {version.draft_id} v{version.version}: {title}")
+
+
+CAPABILITY = WriteDraft()

@@ -1,0 +1,114 @@
+"""The one Settings object, read from the environment and an optional .env file.
+
+Nothing reads ``os.environ`` at import time: ``load_settings()`` is called by the CLI's
+``main()`` and the result is passed down. A bad value raises ``ConfigError`` whose message
+is one line naming the variable; the CLI prints it and exits 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+CONFIG_DIR = Path(__file__).resolve().parent
+DEFAULT_TOPICS = CONFIG_DIR / "topics.txt"
+
+CommaList = Annotated[list[str], NoDecode]
+
+
+class ConfigError(Exception):
+    """A setting is missing or invalid; the message names it in one line."""
+
+
+class Settings(BaseSettings):
+    """Every knob factline has. Environment names are the field names in upper case."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
+
+    # ledger
+    database_url: str = "sqlite:///var/factline.db"
+
+    # the LLM endpoint (any OpenAI-compatible chat-completions server with tools)
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr = SecretStr("not-needed")
+    factline_model: str = "qwen2.5-coder-0.5b-instruct"
+    tool_call_mode: Literal["auto", "native", "constrained"] = "auto"
+    llm_timeout_seconds: float = Field(60.0, gt=0)
+    llm_temperature: float = Field(0.0, ge=0, le=2)
+
+    # the hallucination guard
+    agent_hallucination_guard: bool = True
+    agent_hallucination_max_nudges: int = Field(2, ge=0, le=10)
+    agent_max_continue_prompts: int = Field(2, ge=0, le=10)
+
+    # limits of one run (checked in pipeline.gateway.budget)
+    run_max_turns: int = Field(30, ge=1)
+    run_max_tool_calls: int = Field(12, ge=1)
+    run_max_tokens: int = Field(60_000, ge=1)
+    run_max_seconds: float = Field(900.0, gt=0)
+    run_max_unknown_tools: int = Field(3, ge=1)
+    run_loop_window: int = Field(6, ge=4)
+
+    # retries of capabilities and of the LLM endpoint
+    retry_max_attempts: int = Field(3, ge=1, le=10)
+    retry_base_delay: float = Field(0.5, ge=0)
+    retry_max_wait: float = Field(30.0, ge=0)
+    http_timeout_seconds: float = Field(10.0, gt=0)
+
+    # content
+    topics_source: str = str(DEFAULT_TOPICS)
+
+    # publishing
+    publish_target: Literal["local", "wordpress"] = "local"
+    publish_domain_whitelist: CommaList = ["127.0.0.1", "localhost"]
+    local_site_dir: Path = Path("var/site")
+    local_site_host: str = "127.0.0.1"
+    local_site_port: int = Field(8765, ge=0, le=65535)
+    wordpress_url: str | None = None
+    wordpress_user: str | None = None
+    wordpress_app_password: SecretStr | None = None
+
+    # logging
+    log_format: Literal["text", "json"] = "text"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @field_validator("publish_domain_whitelist", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [h.strip().lower() for h in value.split(",") if h.strip()]
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, value: str) -> str:
+        if not value.startswith(("sqlite://", "postgresql://", "postgresql+psycopg://")):
+            raise ValueError("must start with sqlite:// or postgresql+psycopg://")
+        if value.startswith("postgresql://"):
+            return "postgresql+psycopg://" + value.removeprefix("postgresql://")
+        return value
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value or None
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build Settings from the environment (and .env); raise ConfigError naming the bad variable."""
+    try:
+        settings = Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0]).upper() if err["loc"] else "settings"
+        raise ConfigError(f"invalid setting {name}: {err['msg']}") from None
+    if settings.publish_target == "wordpress":
+        for field in ("wordpress_url", "wordpress_user", "wordpress_app_password"):
+            if getattr(settings, field) is None:
+                raise ConfigError(f"missing setting {field.upper()}: required when PUBLISH_TARGET=wordpress")
+    return settings
