@@ -1,0 +1,124 @@
+"""The command line: argument parsing and exit codes only; the work lives in pipeline.*.
+
+Exit codes: 0 verified success, 1 unexpected error, 2 usage/config error, 3 hallucination,
+4 verification failed (unverified, unavailable, incomplete), 5 budget or loop stop, 6 authentication.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+from loguru import logger
+
+from config import ConfigError, Settings, load_settings
+from pipeline import logs
+from pipeline.ledger import queries
+from pipeline.runner import run_once
+from pipeline.runtime import open_ledger, open_runtime
+
+Handler = Callable[[Settings, argparse.Namespace], int]
+
+
+def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
+    with open_runtime(settings) as runtime:
+        result = run_once(runtime, topic=args.topic)
+        with runtime.sessions() as s:
+            detail = queries.run_detail(s, result.run_id)
+    assert detail is not None
+    print(format_run_report(detail, result.seconds))
+    return result.exit_code
+
+
+def format_run_report(detail: dict, seconds: float) -> str:
+    """A short report, every figure from the ledger."""
+    verdict = detail["verdict"]
+    code = queries.EXIT_CODES[verdict]
+    lines = [f"run {detail['run_id']}: {verdict} (exit {code}) in {seconds:.1f} s, "
+             f"model {detail['model']} ({detail['tool_call_mode']}), {detail['tokens']} tokens"]
+    for call in detail["tool_calls"]:
+        reason = f" [{call['reason']}]" if call["reason"] else ""
+        lines.append(f"  {call['seq']:>2}. {call['name']:<12} {call['outcome']}{reason}")
+    for reg in detail["registrations"]:
+        lines.append(f"  registered {reg['number']} for {reg['url']}")
+    if detail["nudges"]:
+        lines.append(f"  nudges: {len(detail['nudges'])} ({', '.join(n['kind'] for n in detail['nudges'])})")
+    unbacked = [c for c in detail["claims"] if not c["backed"]]
+    if unbacked:
+        lines.append("  unbacked claims: " + ", ".join(f"{c['kind']}:{c['capability'] or c['span']}" for c in unbacked))
+    if detail["error"]:
+        lines.append(f"  stopped: {detail['stop_reason']}: {detail['error']}")
+    return "\n".join(lines)
+
+
+def cmd_runs(settings: Settings, args: argparse.Namespace) -> int:
+    sessions = open_ledger(settings)
+    with sessions() as s:
+        if args.run is not None:
+            detail = queries.run_detail(s, args.run)
+            if detail is None:
+                print(f"no run {args.run}", file=sys.stderr)
+                return 2
+            print(json.dumps(detail, indent=2, ensure_ascii=False) if args.json else format_run_report(detail, 0.0))
+            return 0
+        rows = queries.recent_runs(s, args.limit)
+    if args.json:
+        print(json.dumps([r.__dict__ for r in rows], default=str, ensure_ascii=False))
+        return 0
+    for r in rows:
+        print(f"{r.id:>5}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.trigger:<8} {r.status:<11} {r.verdict or '-':<12} "
+              f"{r.stop_reason or ''}")
+    return 0
+
+
+def cmd_db_upgrade(settings: Settings, args: argparse.Namespace) -> int:
+    open_ledger(settings)
+    print("ledger is at the latest migration")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="factline", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the pipeline once now")
+    run.add_argument("--topic", help="use this topic instead of the next unused one")
+    run.set_defaults(handler=cmd_run)
+
+    runs = sub.add_parser("runs", help="recent runs, or one run's tool calls, claims and nudges")
+    runs.add_argument("--run", type=int, help="show this run")
+    runs.add_argument("--limit", type=int, default=20)
+    runs.add_argument("--json", action="store_true")
+    runs.set_defaults(handler=cmd_runs)
+
+    db = sub.add_parser("db", help="ledger maintenance")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    db_sub.add_parser("upgrade", help="apply migrations").set_defaults(handler=cmd_db_upgrade)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        print(f"factline: {exc}", file=sys.stderr)
+        return 2
+    logs.configure(settings)
+    handler: Handler = args.handler
+    try:
+        return handler(settings, args)
+    except ConfigError as exc:
+        print(f"factline: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception:
+        logger.exception("factline.crashed")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""The gateway: every tool call the model emits passes here, and only here, on its way to a capability.
+
+    whitelist (exact names) -> schema (strict) -> dedup -> business validate -> execute (retry state machine)
+
+Each step's failure has an explicit path: a structured error back to the model, or a StopRun.
+Every call, whatever its fate, becomes one tool_calls row.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from loguru import logger
+from pydantic import ValidationError
+
+from capabilities.base import Capability, CapabilityContext, ToolResult
+from capabilities.errors import ArgumentsRejected, AuthFailed, Retryable, ToolFailed, ToolRejected
+from pipeline.errors import StopRun
+from pipeline.gateway.budget import LoopDetector, RunUsage
+from pipeline.gateway.names import fingerprint, resembles
+from pipeline.gateway.retry import RetryExhausted, RetryPolicy, call_with_retries
+from pipeline.ledger.journal import CallRecord, RunJournal
+from pipeline.model import ToolCallRequest
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    status: str  # ok | rejected | failed | dedup
+    content: str  # JSON text that goes back to the model
+    ledger_id: int
+
+
+def _error(kind: str, detail: str, **extra: Any) -> dict[str, Any]:
+    return {"error": kind, "detail": detail, **extra}
+
+
+def _schema_detail(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5])
+
+
+class Gateway:
+    """One run's gateway: holds the run-wide counters (unknown names, dedup cache, escalations)."""
+
+    def __init__(
+        self,
+        catalog: dict[str, Capability],
+        ctx: CapabilityContext,
+        journal: RunJournal,
+        usage: RunUsage,
+        policy: RetryPolicy,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.catalog, self.ctx, self.journal, self.usage, self.policy = catalog, ctx, journal, usage, policy
+        self.sleep, self.rng = sleep, rng or random.Random()
+        self.loops = LoopDetector(usage.budget.loop_window)
+        self.answers: dict[str, str] = {}  # fingerprint -> content of a successful call
+        self.unavailable: set[str] = set()
+        self.argument_rejections: dict[str, int] = {}
+
+    def dispatch(self, turn: int, call: ToolCallRequest) -> ToolOutcome:
+        log = logger.bind(tool=call.name, call_id=call.id)
+        self.usage.check_before_call()
+        capability = self.catalog.get(call.name)
+        if capability is None:
+            return self._unknown(turn, call, log)
+        try:
+            args = capability.Args.model_validate_json(call.arguments or "{}", strict=True)
+        except ValidationError as exc:
+            self.loops.observe(fingerprint(call.name, call.arguments))
+            return self._reply(turn, call, "rejected", "schema", _error("schema", _schema_detail(exc)), log)
+        print_ = fingerprint(call.name, args.model_dump(mode="json"))
+        self.loops.observe(print_)
+        if print_ in self.answers:
+            record = CallRecord(turn, call.id, call.name, call.arguments, "dedup", "duplicate_call",
+                                result=json.loads(self.answers[print_]))
+            log.info("tool.dedup")
+            return ToolOutcome("dedup", self.answers[print_], self.journal.call(record))
+        if capability.name in self.unavailable:
+            self._record(turn, call, "failed", "unavailable_again", detail="called again after escalation")
+            raise StopRun("unavailable", "unavailable_again", f"{capability.name} was already escalated as unavailable")
+        return self._execute(turn, call, capability, args, print_, log)
+
+    def _unknown(self, turn: int, call: ToolCallRequest, log: Any) -> ToolOutcome:
+        self.loops.observe(fingerprint(call.name, call.arguments))
+        shadow = resembles(call.name, list(self.catalog))
+        reason = "shadow" if shadow else "unknown_tool"
+        available = sorted(self.catalog)
+        error = _error("unknown_tool", f"no tool named {call.name!r}; use one of the available names exactly",
+                       available=available)
+        outcome = self._reply(turn, call, "rejected", reason, error, log, shadow_of=shadow)
+        self.usage.count_unknown_tool()
+        return outcome
+
+    def _execute(self, turn: int, call: ToolCallRequest, capability: Capability, args: Any, print_: str,
+                 log: Any) -> ToolOutcome:
+        keys: list[str | None] = [None]
+
+        def attempt() -> ToolResult:
+            capability.validate(self.ctx, args)
+            keys[0] = capability.idempotency_key(self.ctx, args)
+            return capability.execute(self.ctx, args)
+
+        def on_retry(attempt_no: int, wait: float, exc: Retryable) -> None:
+            log.warning("tool.retry", attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
+            self.journal.event("tool_retry", tool=call.name, attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
+
+        started = time.monotonic()
+        attempts = 0
+        try:
+            result, attempts = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
+        except ToolRejected as exc:
+            reason = "hallucinated_argument" if exc.hallucinated_argument else "validation"
+            return self._reply(turn, call, "rejected", reason, _error("validation", exc.detail), log, started=started)
+        except ArgumentsRejected as exc:
+            count = self.argument_rejections[capability.name] = self.argument_rejections.get(capability.name, 0) + 1
+            if count == 1:
+                error = _error("arguments", exc.detail, hint="correct the arguments once; a second refusal is final")
+                return self._reply(turn, call, "failed", "arguments", error, log, started=started)
+            return self._reply(turn, call, "failed", "arguments_final", _error("failed", exc.detail), log, started=started)
+        except ToolFailed as exc:
+            return self._reply(turn, call, "failed", "failed", _error("failed", exc.detail), log, started=started)
+        except RetryExhausted as exc:
+            self.unavailable.add(capability.name)
+            self.journal.event("escalation", tool=call.name, attempts=exc.attempts, detail=exc.last.detail)
+            error = _error("unavailable", str(exc), hint="the service is unavailable; do not call this tool again, finish")
+            return self._reply(turn, call, "failed", "retry_exhausted", error, log, started=started,
+                               attempts=exc.attempts)
+        except AuthFailed as exc:
+            self._record(turn, call, "failed", "auth", detail=exc.detail, started=started, error_class="AuthFailed")
+            raise StopRun("auth_failed", "auth", exc.detail) from exc
+        except Exception as exc:  # a bug in a capability: record it and stop, never hide it
+            self._record(turn, call, "failed", "internal", detail=str(exc)[:500], started=started,
+                         error_class=exc.__class__.__name__)
+            log.exception("tool.crashed")
+            raise StopRun("error", "internal", f"{call.name} raised {exc.__class__.__name__}: {exc}") from exc
+        content = result.payload
+        if self.usage.calls_spent:
+            content = {**content, "notice": "tool-call budget spent: finish now without calling tools"}
+        text = json.dumps(content, ensure_ascii=False)
+        self.answers[print_] = text
+        ledger_id = self._record(turn, call, "ok", None, result=result.payload, started=started, attempts=attempts,
+                                 key=keys[0])
+        log.info("tool.finished", outcome="ok", summary=result.summary, attempts=attempts)
+        return ToolOutcome("ok", text, ledger_id)
+
+    def _reply(self, turn: int, call: ToolCallRequest, outcome: str, reason: str, error: dict[str, Any], log: Any,
+               *, shadow_of: str | None = None, started: float | None = None, attempts: int = 0) -> ToolOutcome:
+        ledger_id = self._record(turn, call, outcome, reason, detail=error["detail"], shadow_of=shadow_of,
+                                 started=started, attempts=attempts, result=error)
+        log.warning("tool.finished", outcome=outcome, reason=reason, detail=error["detail"])
+        return ToolOutcome(outcome, json.dumps(error, ensure_ascii=False), ledger_id)
+
+    def _record(self, turn: int, call: ToolCallRequest, outcome: str, reason: str | None, *,
+                result: dict[str, Any] | None = None, detail: str | None = None, shadow_of: str | None = None,
+                started: float | None = None, attempts: int = 0, key: str | None = None,
+                error_class: str | None = None) -> int:
+        latency = int((time.monotonic() - started) * 1000) if started is not None else 0
+        return self.journal.call(CallRecord(
+            turn=turn, call_id=call.id, name=call.name[:200], arguments=call.arguments, outcome=outcome, reason=reason,
+            shadow_of=shadow_of, result=result, error_class=error_class, detail=detail, attempts=attempts,
+            latency_ms=latency, idempotency_key=key,
+        ))

@@ -1,0 +1,122 @@
+"""Writing one run into the ledger: every call, claim, nudge, event and the final verdict.
+
+Functions take the session first; ``RunJournal`` binds them to one run and commits each write at
+once, so the ledger is true up to the last completed step even if the process is killed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from pipeline.ledger.models import Claim, Nudge, Run, RunEvent, ToolCall
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    turn: int
+    call_id: str | None
+    name: str
+    arguments: str
+    outcome: str  # ok | rejected | failed | dedup
+    reason: str | None = None
+    shadow_of: str | None = None
+    result: dict[str, Any] | None = None
+    error_class: str | None = None
+    detail: str | None = None
+    attempts: int = 0
+    latency_ms: int = 0
+    idempotency_key: str | None = None
+
+
+def open_run(s: Session, *, trigger: str, scheduled_for: datetime | None = None, pipeline: str = "content",
+             model: str | None = None, prompt_version: str | None = None, catalog_version: str | None = None,
+             tool_call_mode: str | None = None) -> int:
+    run = Run(trigger=trigger, scheduled_for=scheduled_for, pipeline=pipeline, model=model,
+              prompt_version=prompt_version, catalog_version=catalog_version, tool_call_mode=tool_call_mode,
+              host=socket.gethostname(), pid=os.getpid())
+    s.add(run)
+    s.flush()
+    return run.id
+
+
+def interrupt_stale_runs(s: Session) -> list[int]:
+    """Runs left `running` by a process on this host that no longer exists are marked interrupted."""
+    stale = []
+    host = socket.gethostname()
+    for run in s.scalars(select(Run).where(Run.status == "running", Run.host == host)):
+        if run.pid is not None and run.pid != os.getpid() and not _alive(run.pid):
+            stale.append(run.id)
+    if stale:
+        s.execute(update(Run).where(Run.id.in_(stale)).values(
+            status="interrupted", verdict="interrupted", stop_reason="process_died",
+            error="the process running it died", finished_at=datetime.now(timezone.utc)))
+    return stale
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class RunJournal:
+    """The ledger writer of one run."""
+
+    def __init__(self, sessions: sessionmaker[Session], run_id: int) -> None:
+        self.sessions = sessions
+        self.run_id = run_id
+        self.seq = 0
+
+    def call(self, record: CallRecord) -> int:
+        self.seq += 1
+        with self.sessions.begin() as s:
+            row = ToolCall(run_id=self.run_id, seq=self.seq, **record.__dict__)
+            s.add(row)
+            s.flush()
+            return row.id
+
+    def claims(self, turn: int, findings: list[Any]) -> None:
+        with self.sessions.begin() as s:
+            s.add_all(Claim(run_id=self.run_id, turn=turn, kind=f.kind, capability=f.capability, span=f.span[:2000],
+                            backed=f.backed) for f in findings)
+
+    def nudge(self, turn: int, kind: str, detail: str) -> None:
+        with self.sessions.begin() as s:
+            s.add(Nudge(run_id=self.run_id, turn=turn, kind=kind, detail=detail))
+
+    def event(self, kind: str, **detail: Any) -> None:
+        with self.sessions.begin() as s:
+            s.add(RunEvent(run_id=self.run_id, kind=kind, detail=detail))
+
+    def tokens(self, total: int) -> None:
+        with self.sessions.begin() as s:
+            s.execute(update(Run).where(Run.id == self.run_id).values(tokens_used=total))
+
+    def evidence(self) -> str:
+        """The text of every successful tool result of this run: what artifacts must be grounded in."""
+        with self.sessions() as s:
+            results = s.scalars(select(ToolCall.result).where(
+                ToolCall.run_id == self.run_id, ToolCall.outcome.in_(("ok", "dedup"))))
+            return "\n".join(json.dumps(r, ensure_ascii=False) for r in results)
+
+    def called(self) -> set[str]:
+        with self.sessions() as s:
+            return set(s.scalars(select(ToolCall.name).where(ToolCall.run_id == self.run_id, ToolCall.outcome == "ok")))
+
+    def finish(self, *, status: str, verdict: str, stop_reason: str | None, error: str | None) -> None:
+        with self.sessions.begin() as s:
+            s.execute(update(Run).where(Run.id == self.run_id).values(
+                status=status, verdict=verdict, stop_reason=stop_reason, error=error,
+                finished_at=datetime.now(timezone.utc)))

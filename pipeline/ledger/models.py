@@ -1,0 +1,175 @@
+"""The ledger: SQLAlchemy 2.0 typed models. What the system executed, never what the model said it did.
+
+Business identity is enforced by unique constraints: one run per scheduled tick of a pipeline,
+one publication per idempotency key, one registration per publication, unique registration numbers.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSON, datetime: DateTime(timezone=True)}
+
+
+class Run(Base):
+    __tablename__ = "runs"
+    __table_args__ = (UniqueConstraint("pipeline", "scheduled_for", name="uq_runs_tick"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    pipeline: Mapped[str] = mapped_column(String(64), default="content")
+    trigger: Mapped[str] = mapped_column(String(16))  # manual | schedule
+    scheduled_for: Mapped[datetime | None]
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    status: Mapped[str] = mapped_column(String(16), default="running", index=True)  # running|finished|interrupted
+    verdict: Mapped[str | None] = mapped_column(String(16), index=True)
+    stop_reason: Mapped[str | None] = mapped_column(String(32))
+    error: Mapped[str | None] = mapped_column(Text)
+    model: Mapped[str | None] = mapped_column(String(200))
+    prompt_version: Mapped[str | None] = mapped_column(String(16))
+    catalog_version: Mapped[str | None] = mapped_column(String(16))
+    tool_call_mode: Mapped[str | None] = mapped_column(String(16))
+    topic_id: Mapped[int | None] = mapped_column(ForeignKey("topics.id"))
+    tokens_used: Mapped[int] = mapped_column(default=0)
+    host: Mapped[str | None] = mapped_column(String(200))
+    pid: Mapped[int | None]
+
+
+class Topic(Base):
+    __tablename__ = "topics"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    title: Mapped[str] = mapped_column(String(500), unique=True)
+    first_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ToolCall(Base):
+    """The fact ledger: one row per tool call the model emitted, executed or not."""
+
+    __tablename__ = "tool_calls"
+    __table_args__ = (UniqueConstraint("run_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    seq: Mapped[int]
+    turn: Mapped[int]
+    call_id: Mapped[str | None] = mapped_column(String(100))
+    name: Mapped[str] = mapped_column(String(200))
+    arguments: Mapped[str] = mapped_column(Text)  # raw text as the model sent it
+    outcome: Mapped[str] = mapped_column(String(16))  # ok | rejected | failed | dedup
+    reason: Mapped[str | None] = mapped_column(String(40))
+    shadow_of: Mapped[str | None] = mapped_column(String(64))
+    result: Mapped[dict[str, Any] | None]
+    error_class: Mapped[str | None] = mapped_column(String(100))
+    detail: Mapped[str | None] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(default=0)
+    latency_ms: Mapped[int] = mapped_column(default=0)
+    idempotency_key: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Draft(Base):
+    __tablename__ = "drafts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class DraftVersion(Base):
+    __tablename__ = "draft_versions"
+    __table_args__ = (UniqueConstraint("draft_id", "version"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    draft_id: Mapped[int] = mapped_column(ForeignKey("drafts.id"), index=True)
+    version: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(16))  # draft | humanized
+    title: Mapped[str] = mapped_column(String(500))
+    body: Mapped[str] = mapped_column(Text)
+    score: Mapped[int | None]
+    scorer: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Publication(Base):
+    __tablename__ = "publications"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id"), index=True)
+    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"))
+    target: Mapped[str] = mapped_column(String(32))
+    external_id: Mapped[str] = mapped_column(String(200))
+    url: Mapped[str] = mapped_column(String(2000))
+    idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
+    head_status: Mapped[int | None]
+    verified_at: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Registration(Base):
+    __tablename__ = "registrations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    publication_id: Mapped[int] = mapped_column(ForeignKey("publications.id"), unique=True)
+    number: Mapped[str] = mapped_column(String(32), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Claim(Base):
+    """Something the model's text asserted: a capability's completion, an artifact, or a tool call in prose."""
+
+    __tablename__ = "claims"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    turn: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(16))  # claim | ungrounded | prose_call
+    capability: Mapped[str | None] = mapped_column(String(64))
+    span: Mapped[str] = mapped_column(Text)
+    backed: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Nudge(Base):
+    __tablename__ = "nudges"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    turn: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(24))  # hallucination | continue | budget_finish
+    detail: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RunEvent(Base):
+    """Everything else worth counting: LLM retries, escalations, stops."""
+
+    __tablename__ = "run_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(32))  # llm_retry | tool_retry | escalation | stop
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

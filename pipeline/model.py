@@ -1,0 +1,188 @@
+"""The OpenAI-compatible client: one agent turn at a time, in one of two tool-call modes.
+
+- native: ``tools`` with strict schemas and tool_choice auto; calls come back as ``tool_calls``.
+- constrained: the catalog compiled into a strict ``json_schema`` response format, so a name outside
+  the catalog cannot be generated at all; the JSON object is turned into the same ToolCallRequest.
+
+Both produce the same ``Turn``; the gateway and the ledger see no difference. The SDK's own retries
+are off: this module classifies every endpoint error and retries through pipeline.gateway.retry.
+
+Exceptions (one tree):
+    LLMError
+    ├── LLMAuthFailed    401/403 from the endpoint: stop the run (exit 6)
+    ├── LLMUnavailable   retryable errors past the attempt cap
+    └── LLMRequestFailed any other refusal (400, 404, 422, malformed answer)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from capabilities.errors import Retryable
+from capabilities.httperrors import RETRYABLE_STATUS, parse_retry_after
+from pipeline.gateway.retry import OnRetry, RetryExhausted, RetryPolicy, call_with_retries
+
+FINISH = "finish"
+
+
+class LLMError(Exception):
+    """Base of the endpoint's errors."""
+
+
+class LLMAuthFailed(LLMError):
+    pass
+
+
+class LLMUnavailable(LLMError):
+    pass
+
+
+class LLMRequestFailed(LLMError):
+    pass
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    id: str
+    name: str
+    arguments: str  # raw JSON text exactly as the model produced it
+
+
+@dataclass(frozen=True)
+class Turn:
+    text: str
+    calls: list[ToolCallRequest]
+    tokens: int
+    message: dict[str, Any] = field(repr=False)  # the assistant message to append to the history
+
+
+def constrained_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """One object per tool ({"tool": const name, "arguments": its schema}) plus a ``finish`` with a message."""
+    options = [
+        {
+            "type": "object",
+            "properties": {"tool": {"const": t["function"]["name"]}, "arguments": t["function"]["parameters"]},
+            "required": ["tool", "arguments"],
+            "additionalProperties": False,
+        }
+        for t in tools
+    ]
+    finish_args = {
+        "type": "object",
+        "properties": {"message": {"type": "string"}},
+        "required": ["message"],
+        "additionalProperties": False,
+    }
+    options.append({
+        "type": "object",
+        "properties": {"tool": {"const": FINISH}, "arguments": finish_args},
+        "required": ["tool", "arguments"],
+        "additionalProperties": False,
+    })
+    return {"anyOf": options}
+
+
+def _classify(exc: openai.OpenAIError) -> Exception:
+    if isinstance(exc, openai.APITimeoutError):
+        return Retryable("LLM request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return Retryable(f"LLM connection failed: {exc.__class__.__name__}")
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        if status in (401, 403):
+            return LLMAuthFailed(f"LLM endpoint refused the credentials: HTTP {status}")
+        if status in RETRYABLE_STATUS:
+            return Retryable(f"LLM endpoint: HTTP {status}",
+                             retry_after=parse_retry_after(exc.response.headers.get("retry-after")))
+        return LLMRequestFailed(f"LLM endpoint: HTTP {status}: {str(exc)[:300]}")
+    return LLMRequestFailed(f"LLM error: {exc}")
+
+
+class ChatModel:
+    """A chat-completions endpoint in one tool-call mode. Also the TextModel of write_draft/humanize."""
+
+    def __init__(
+        self,
+        client: openai.OpenAI,
+        model: str,
+        mode: str,
+        policy: RetryPolicy,
+        *,
+        temperature: float = 0.0,
+        sleep: Callable[[float], None],
+        on_retry: OnRetry,
+        on_tokens: Callable[[int], None] = lambda n: None,
+    ) -> None:
+        if mode not in ("native", "constrained"):
+            raise ValueError(f"tool-call mode must be native or constrained, not {mode!r}")
+        self.client, self.model, self.mode, self.policy = client, model, mode, policy
+        self.temperature, self.sleep, self.on_retry, self.on_tokens = temperature, sleep, on_retry, on_tokens
+        self._calls = 0
+
+    def _create(self, **kwargs: Any) -> Any:
+        def attempt() -> Any:
+            try:
+                return self.client.chat.completions.create(model=self.model, temperature=self.temperature, **kwargs)
+            except openai.OpenAIError as exc:
+                raise _classify(exc) from exc
+
+        try:
+            response, _ = call_with_retries(attempt, self.policy, self.sleep, self.on_retry)
+        except RetryExhausted as exc:
+            raise LLMUnavailable(str(exc)) from exc
+        tokens = response.usage.total_tokens if response.usage else 0
+        self.on_tokens(tokens)
+        if not response.choices:
+            raise LLMRequestFailed("LLM answered with no choices")
+        return response, tokens
+
+    def complete(self, system: str, prompt: str) -> str:
+        response, _ = self._create(messages=[{"role": "system", "content": system}, {"role": "user", "content": prompt}])
+        return response.choices[0].message.content or ""
+
+    def next_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
+        if self.mode == "native":
+            response, tokens = self._create(messages=messages, tools=tools, tool_choice="auto")
+            return self._native_turn(response.choices[0].message, tokens)
+        response_format = {
+            "type": "json_schema",
+            "json_schema": {"name": "tool_call", "strict": True, "schema": constrained_schema(tools)},
+        }
+        response, tokens = self._create(messages=messages, response_format=response_format)
+        return self._constrained_turn(response.choices[0].message.content or "", tokens)
+
+    def _native_turn(self, message: Any, tokens: int) -> Turn:
+        calls = [
+            ToolCallRequest(c.id, c.function.name, c.function.arguments or "")
+            for c in (message.tool_calls or []) if getattr(c, "function", None) is not None
+        ]
+        history: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
+        if calls:
+            history["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
+            ]
+        return Turn(message.content or "", calls, tokens, history)
+
+    def _constrained_turn(self, content: str, tokens: int) -> Turn:
+        history = {"role": "assistant", "content": content}
+        try:
+            data = json.loads(content)
+            name, arguments = data["tool"], data["arguments"]
+        except (ValueError, KeyError, TypeError):
+            return Turn(content, [], tokens, history)  # not a call: the guard reads it as text
+        if name == FINISH:
+            message = arguments.get("message", "") if isinstance(arguments, dict) else str(arguments)
+            return Turn(str(message), [], tokens, history)
+        self._calls += 1
+        call = ToolCallRequest(f"call_{self._calls}", str(name), json.dumps(arguments, ensure_ascii=False))
+        return Turn("", [call], tokens, history)
+
+    def tool_result_message(self, call: ToolCallRequest, content: str) -> dict[str, Any]:
+        if self.mode == "native":
+            return {"role": "tool", "tool_call_id": call.id, "content": content}
+        return {"role": "user", "content": f"Result of {call.name}: {content}"}

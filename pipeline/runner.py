@@ -1,0 +1,227 @@
+"""One run of the pipeline: the agent loop, judged by the ledger.
+
+    open a runs row -> loop { budget check -> model turn -> gateway per call -> guard -> decide } -> verdict
+
+The loop ends when business state says the job is done (a report after a verified registration)
+or a stop rule fires. "The model stopped calling tools" is never success by itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from loguru import logger
+from sqlalchemy.exc import IntegrityError
+
+from capabilities import CATALOG
+from capabilities.base import CapabilityContext
+from pipeline.errors import PipelineError, StopRun
+from pipeline.gateway.budget import RunBudget, RunUsage
+from pipeline.gateway.dispatch import Gateway
+from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Finding, inspect, nudge_text
+from pipeline.ledger import journal as ledger_journal
+from pipeline.ledger.journal import RunJournal
+from pipeline.ledger.queries import EXIT_CODES, is_success, judge
+from pipeline.ledger.store import LedgerStore
+from pipeline.model import ChatModel, LLMAuthFailed, LLMRequestFailed, LLMUnavailable, Turn
+from pipeline.runtime import Runtime
+
+SYSTEM_PROMPT = (
+    "You run factline's content pipeline by calling tools. The steps, in order: "
+    "pick_topic -> write_draft(topic_id, angle null) -> humanize(draft_id) -> publish(version_id of the humanized "
+    "version) -> register(publication_id) -> report. Pass the ids that earlier tool results returned. "
+    "Only tool calls do anything: never state a result that a tool has not returned to you. "
+    "After report has returned, answer with one short sentence and call no more tools."
+)
+USER_PROMPT = "Run today's pipeline."
+
+
+class TickAlreadyClaimed(PipelineError):
+    """Another replica already holds the run of this scheduled tick."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: int
+    verdict: str
+    exit_code: int
+    seconds: float
+    stop_reason: str | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class RunAgain:
+    message: str | None  # a user message to add before the next turn, if any
+
+
+@dataclass(frozen=True)
+class Finished:
+    pass
+
+
+def version_of(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:12]
+
+
+TOOLS = [capability.tool_schema() for capability in CATALOG.values()]
+PROMPT_VERSION = version_of(SYSTEM_PROMPT)
+CATALOG_VERSION = version_of(TOOLS)
+
+
+class AgentLoop:
+    """The decisions of one run, as named steps."""
+
+    def __init__(self, runtime: Runtime, journal: RunJournal, llm: ChatModel, gateway: Gateway, usage: RunUsage,
+                 cancel: threading.Event) -> None:
+        self.rt, self.journal, self.llm, self.gateway, self.usage, self.cancel = runtime, journal, llm, gateway, usage, cancel
+        self.settings = runtime.settings
+        self.nudges = 0
+        self.continues = 0
+        self.messages: list[dict[str, Any]] = [
+            {"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": USER_PROMPT}]
+
+    def run(self) -> None:
+        turn_no = 0
+        while True:
+            self._check_cancel()
+            self.usage.check_before_turn()
+            turn_no += 1
+            turn = self.llm.next_turn(self.messages, TOOLS)
+            self.messages.append(turn.message)
+            ok_calls = self._dispatch_all(turn_no, turn)
+            match self._decide(turn_no, turn, ok_calls):
+                case RunAgain(message=None):
+                    continue
+                case RunAgain(message=text):
+                    self.messages.append({"role": "user", "content": text})
+                case Finished():
+                    return
+
+    def _check_cancel(self) -> None:
+        if self.cancel.is_set():
+            raise StopRun("interrupted", "signal", "stop requested; no further steps started")
+
+    def _dispatch_all(self, turn_no: int, turn: Turn) -> int:
+        ok = 0
+        for call in turn.calls:
+            self._check_cancel()
+            outcome = self.gateway.dispatch(turn_no, call)
+            ok += outcome.status == "ok"
+            self.messages.append(self.llm.tool_result_message(call, outcome.content))
+        return ok
+
+    def _decide(self, turn_no: int, turn: Turn, ok_calls: int) -> RunAgain | Finished:
+        if ok_calls:
+            self.nudges = 0
+        if self.settings.agent_hallucination_guard and turn.text.strip():
+            if nudge := self._guard(turn_no, turn.text):
+                return nudge
+        with self.rt.sessions() as s:
+            if is_success(s, self.journal.run_id):
+                return Finished()
+        if turn.calls:
+            return RunAgain(None)
+        if self.continues < self.settings.agent_max_continue_prompts:
+            self.continues += 1
+            missing = "verified registration and report"
+            self.journal.nudge(turn_no, "continue", missing)
+            logger.info("run.continue_prompt", count=self.continues)
+            return RunAgain(CONTINUE_NUDGE.format(missing=missing))
+        return Finished()
+
+    def _guard(self, turn_no: int, text: str) -> RunAgain | None:
+        called = self.journal.called()
+        findings = inspect(text, called, self.journal.evidence(), set(CATALOG))
+        if findings:
+            self.journal.claims(turn_no, findings)
+        unbacked: list[Finding] = [f for f in findings if not f.backed]
+        if not unbacked:
+            return None
+        claimed = {f.capability for f in findings if f.kind == "claim" and f.capability}
+        if self.nudges >= self.settings.agent_hallucination_max_nudges:
+            raise AgentHallucinationError(claimed, called, unbacked)
+        self.nudges += 1
+        detail = ", ".join(sorted({f"{f.kind}:{f.capability or f.span}" for f in unbacked}))
+        self.journal.nudge(turn_no, "hallucination", detail)
+        logger.warning("hallucination_detected", hallucinated=detail, nudge=self.nudges,
+                       max_nudges=self.settings.agent_hallucination_max_nudges)
+        return RunAgain(nudge_text(unbacked))
+
+
+def run_once(
+    runtime: Runtime,
+    *,
+    trigger: str = "manual",
+    scheduled_for: datetime | None = None,
+    topic: str | None = None,
+    cancel: threading.Event | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RunResult:
+    """Run the pipeline once and return its verdict, judged from the ledger."""
+    started = time.monotonic()
+    endpoint = runtime.endpoint
+    try:
+        with runtime.sessions.begin() as s:
+            ledger_journal.interrupt_stale_runs(s)
+            run_id = ledger_journal.open_run(
+                s, trigger=trigger, scheduled_for=scheduled_for, model=endpoint.model, prompt_version=PROMPT_VERSION,
+                catalog_version=CATALOG_VERSION, tool_call_mode=endpoint.mode)
+    except IntegrityError as exc:
+        raise TickAlreadyClaimed(f"tick {scheduled_for} is already claimed") from exc
+    with logger.contextualize(run_id=run_id):
+        logger.info("run.started", trigger=trigger, model=endpoint.model, mode=endpoint.mode)
+        journal = RunJournal(runtime.sessions, run_id)
+        usage = RunUsage(RunBudget.from_settings(runtime.settings))
+
+        def on_tokens(n: int) -> None:
+            usage.tokens += n
+            journal.tokens(usage.tokens)
+
+        def on_llm_retry(attempt: int, wait: float, exc: Exception) -> None:
+            logger.warning("llm.retry", attempt=attempt, wait=round(wait, 3), detail=str(exc))
+            journal.event("llm_retry", attempt=attempt, wait=round(wait, 3), detail=str(exc))
+
+        llm = ChatModel(runtime.openai_client, endpoint.model, endpoint.mode, runtime.policy,
+                        temperature=runtime.settings.llm_temperature, sleep=sleep, on_retry=on_llm_retry,
+                        on_tokens=on_tokens)
+        ctx = CapabilityContext(run_id=run_id, settings=runtime.settings, store=LedgerStore(runtime.sessions, run_id),
+                                http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
+        gateway = Gateway(CATALOG, ctx, journal, usage, runtime.policy, sleep=sleep)
+        loop = AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event())
+        stop_verdict, stop_reason, error = _run_loop(loop, journal)
+        with runtime.sessions() as s:
+            verdict = judge(s, run_id, stop_verdict)
+        status = "interrupted" if verdict == "interrupted" else "finished"
+        journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
+        seconds = time.monotonic() - started
+        logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
+        return RunResult(run_id, verdict, EXIT_CODES[verdict], seconds, stop_reason, error)
+
+
+def _run_loop(loop: AgentLoop, journal: RunJournal) -> tuple[str | None, str | None, str | None]:
+    """Run the loop; map every way it can stop to (stop verdict or None, reason, error text)."""
+    try:
+        loop.run()
+        return None, None, None
+    except StopRun as stop:
+        journal.event("stop", verdict=stop.verdict, reason=stop.reason, detail=stop.detail)
+        logger.warning("run.stopped", verdict=stop.verdict, reason=stop.reason, detail=stop.detail)
+        return stop.verdict, stop.reason, stop.detail
+    except AgentHallucinationError as exc:
+        logger.error("run.hallucinated", claimed=sorted(exc.claimed), called=sorted(exc.called))
+        return "hallucinated", "nudges_exhausted", str(exc)
+    except LLMAuthFailed as exc:
+        return "auth_failed", "llm_auth", str(exc)
+    except LLMUnavailable as exc:
+        journal.event("escalation", tool="llm", detail=str(exc))
+        return "unavailable", "llm_unavailable", str(exc)
+    except LLMRequestFailed as exc:
+        return "error", "llm_request", str(exc)

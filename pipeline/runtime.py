@@ -1,0 +1,87 @@
+"""What a run needs, built once from Settings: ledger sessions, the HTTP client, the target, the model.
+
+``open_runtime`` is a context manager so that everything it starts (the local site server, a local
+LLM server) stops with it. The CLI and the daemon both use it; nothing else reads the environment.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+
+import httpx
+import openai
+from loguru import logger
+from sqlalchemy.orm import Session, sessionmaker
+
+from capabilities.base import PublishTarget
+from capabilities.targets import open_target
+from config import ConfigError, Settings
+from pipeline.gateway.retry import RetryPolicy
+from pipeline.ledger.db import make_engine, session_factory, upgrade
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    base_url: str
+    model: str
+    mode: str  # native | constrained (auto already resolved)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    sessions: sessionmaker[Session]
+    http: httpx.Client
+    target: PublishTarget
+    endpoint: Endpoint
+    openai_client: openai.OpenAI
+    policy: RetryPolicy
+
+
+def retry_policy(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(settings.retry_max_attempts, settings.retry_base_delay, settings.retry_max_wait)
+
+
+def open_ledger(settings: Settings) -> sessionmaker[Session]:
+    """Engine + migrations to head + a session factory."""
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    return session_factory(engine)
+
+
+def _endpoint(settings: Settings, stack: ExitStack) -> Endpoint:
+    """The configured endpoint, or the embedded local model started on the stack (auto -> constrained)."""
+    if settings.openai_base_url:
+        mode = "native" if settings.tool_call_mode == "auto" else settings.tool_call_mode
+        return Endpoint(settings.openai_base_url, settings.factline_model, mode)
+    try:
+        from pipeline.localmodel import start_local_model
+    except ImportError:
+        raise ConfigError(
+            "OPENAI_BASE_URL is not set: point it at an OpenAI-compatible endpoint, e.g. "
+            "OPENAI_BASE_URL=http://127.0.0.1:8080/v1 FACTLINE_MODEL=<name>"
+        ) from None
+    server = stack.enter_context(start_local_model(settings))
+    mode = "constrained" if settings.tool_call_mode == "auto" else settings.tool_call_mode
+    return Endpoint(server.base_url, server.model_name, mode)
+
+
+@contextmanager
+def open_runtime(settings: Settings) -> Iterator[Runtime]:
+    started = time.monotonic()
+    with ExitStack() as stack:
+        sessions = open_ledger(settings)
+        http = stack.enter_context(httpx.Client(timeout=settings.http_timeout_seconds))
+        target = stack.enter_context(open_target(settings, http))
+        endpoint = _endpoint(settings, stack)
+        client = openai.OpenAI(
+            base_url=endpoint.base_url, api_key=settings.openai_api_key.get_secret_value(), max_retries=0,
+            timeout=settings.llm_timeout_seconds,
+        )
+        stack.callback(client.close)
+        logger.info("runtime.ready", endpoint=endpoint.base_url, model=endpoint.model, mode=endpoint.mode,
+                    target=target.name, seconds=round(time.monotonic() - started, 2))
+        yield Runtime(settings, sessions, http, target, endpoint, client, retry_policy(settings))

@@ -1,0 +1,83 @@
+"""Shared fixtures: a fresh ledger on SQLite and on PostgreSQL, settings, the scripted model, a runtime.
+
+Tests that take ``db_url`` (directly or through ``settings``/``runtime``) run once per backend.
+PostgreSQL is the machine's server (127.0.0.1:5432, trust auth); each test gets its own database.
+Set FACTLINE_TEST_BACKENDS=sqlite to run only SQLite.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from config import Settings, load_settings
+from pipeline.runtime import Runtime, open_runtime
+from tests.scripted_model import ScriptedModel
+
+PG_ADMIN = os.environ.get("FACTLINE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+BACKENDS = os.environ.get("FACTLINE_TEST_BACKENDS", "sqlite,postgresql").split(",")
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/ledger.db"
+        return
+    name = f"factline_t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base = PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://")
+    yield f"{base}/{name}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModel]:
+    with ScriptedModel() as m:
+        yield m
+
+
+def make_settings(db_url: str, base_url: str, tmp_path: Path, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "database_url": db_url,
+        "openai_base_url": base_url,
+        "factline_model": "scripted",
+        "local_site_dir": tmp_path / "site",
+        "local_site_port": 0,
+        "retry_base_delay": 0.01,
+        "http_timeout_seconds": 5,
+    }
+    values.update(overrides)
+    return load_settings(**values)
+
+
+@pytest.fixture
+def settings(db_url: str, model: ScriptedModel, tmp_path: Path) -> Settings:
+    return make_settings(db_url, model.base_url, tmp_path)
+
+
+@pytest.fixture
+def runtime(settings: Settings) -> Iterator[Runtime]:
+    with open_runtime(settings) as rt:
+        yield rt
+
+
+class FakeSleep:
+    """Counts the waits the retry state machine asks for, instead of waiting."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+@pytest.fixture
+def fake_sleep() -> FakeSleep:
+    return FakeSleep()

@@ -1,0 +1,35 @@
+"""The run loop end to end: the scripted model over HTTP, the real SDK, the real ledger and local target."""
+
+from __future__ import annotations
+
+import httpx
+from sqlalchemy import func, select
+
+from pipeline.ledger import queries
+from pipeline.ledger.models import Publication, Registration
+from pipeline.runner import run_once
+from pipeline.runtime import Runtime
+from tests.scripted_model import ScriptedModel
+
+
+def test_happy_path_publishes_verifies_and_registers(runtime: Runtime, model: ScriptedModel) -> None:
+    """A model that calls the six tools in order ends in success with one verified publication and registration."""
+    result = run_once(runtime)
+    assert (result.verdict, result.exit_code) == ("success", 0)
+    with runtime.sessions() as s:
+        publication = s.scalars(select(Publication)).one()
+        registration = s.scalars(select(Registration)).one()
+        detail = queries.run_detail(s, result.run_id)
+    assert publication.verified_at is not None and publication.head_status == 200
+    assert registration.publication_id == publication.id
+    assert registration.number.startswith("CT-") and len(registration.number) == len("CT-20260101-001")
+    assert [c["name"] for c in detail["tool_calls"]] == ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+    assert httpx.head(publication.url).status_code == 200
+
+
+def test_second_run_takes_the_next_topic(runtime: Runtime) -> None:
+    """A registered topic is used: the next run publishes a different topic."""
+    first, second = run_once(runtime), run_once(runtime)
+    assert first.verdict == second.verdict == "success"
+    with runtime.sessions() as s:
+        assert s.scalar(select(func.count(func.distinct(Publication.topic_id)))) == 2
