@@ -1,0 +1,1 @@
+"""Tool-hallucination probe suite: BFCL-derived probes, factline catalog probes, scoring."""
