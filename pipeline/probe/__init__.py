@@ -1,0 +1,20 @@
+"""Tool-hallucination probe suite: BFCL-derived probes, factline catalog probes, scoring.
+
+The BFCL converter is used as its own module (``pipeline.probe.bfcl``, also runnable with
+``python -m``) and is deliberately not imported here, so running it does not import it twice.
+"""
+
+from pipeline.probe.catalog_probes import build_catalog_probes
+from pipeline.probe.model import KINDS, Probe
+from pipeline.probe.scoring import Verdict, aggregate, rate, score, wilson_interval
+
+__all__ = [
+    "KINDS",
+    "Probe",
+    "Verdict",
+    "aggregate",
+    "build_catalog_probes",
+    "rate",
+    "score",
+    "wilson_interval",
+]

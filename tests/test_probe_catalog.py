@@ -1,0 +1,53 @@
+"""Tests of the probes built from factline's own six-tool catalog."""
+
+import pytest
+
+from pipeline.probe.catalog_probes import build_catalog_probes
+from pipeline.probe.scoring import score
+
+NAMES = ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+
+
+def _tool(name: str) -> dict:
+    properties = {"draft_id": {"type": "integer"}}
+    if name == "publish":
+        properties["channel"] = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
+    return {"type": "function", "function": {"name": name, "description": f"{name} tool",
+                                             "parameters": {"type": "object", "properties": properties,
+                                                            "required": ["draft_id"]}}}
+
+
+CATALOG = [_tool(n) for n in NAMES]
+
+
+def test_decoy_catalog_omits_the_needed_tool():
+    """Each decoy probe lists the other five tools and not the one its task needs."""
+    decoys = [p for p in build_catalog_probes(CATALOG) if p.kind == "decoy"]
+    assert len(decoys) == 6
+    for probe in decoys:
+        needed = probe.id.rsplit(":", 1)[1]
+        assert needed not in probe.tool_names() and len(probe.tools) == 5
+
+
+def test_lookalike_sits_next_to_real_tool_with_identical_schema():
+    """publish_article follows publish and differs from it only in name."""
+    probe = next(p for p in build_catalog_probes(CATALOG) if p.id == "factline:shadow:publish")
+    names = probe.tool_names()
+    assert names[names.index("publish") + 1] == "publish_article"
+    real, decoy = probe.tools[names.index("publish")], probe.tools[names.index("publish_article")]
+    assert {**decoy["function"], "name": "publish"} == real["function"]
+    assert score(probe, {"content": None, "tool_calls": [{"name": "publish_article",
+                                                          "arguments": '{"draft_id": 7}'}]}).shadow
+
+
+def test_optional_arg_probe_only_for_tools_with_nullable_params():
+    """Only publish (nullable channel) gets an optional-argument probe."""
+    optional = [p for p in build_catalog_probes(CATALOG) if p.kind == "optional_arg"]
+    assert [p.expect for p in optional] == [{"tool": "publish", "optional_not_given": ["channel"],
+                                             "defaults": {"channel": None}, "accepted": {"channel": []}}]
+
+
+def test_missing_catalog_tool_is_an_error():
+    """A catalog without a tool the tasks need is rejected."""
+    with pytest.raises(ValueError):
+        build_catalog_probes(CATALOG[:-1])
