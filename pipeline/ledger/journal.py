@@ -36,6 +36,11 @@ class CallRecord:
     idempotency_key: str | None = None
 
 
+def text(value: str | None) -> str | None:
+    """Model output may hold NUL characters, which PostgreSQL text refuses: store them visibly escaped."""
+    return value.replace("\x00", "\\x00") if value else value
+
+
 def open_run(s: Session, *, trigger: str, scheduled_for: datetime | None = None, pipeline: str = "content",
              model: str | None = None, prompt_version: str | None = None, catalog_version: str | None = None,
              tool_call_mode: str | None = None) -> int:
@@ -82,19 +87,21 @@ class RunJournal:
     def call(self, record: CallRecord) -> int:
         self.seq += 1
         with self.sessions.begin() as s:
-            row = ToolCall(run_id=self.run_id, seq=self.seq, **record.__dict__)
+            fields = {k: text(v) if k in ("name", "arguments", "detail", "call_id") else v
+                      for k, v in record.__dict__.items()}
+            row = ToolCall(run_id=self.run_id, seq=self.seq, **fields)
             s.add(row)
             s.flush()
             return row.id
 
     def claims(self, turn: int, findings: list[Any]) -> None:
         with self.sessions.begin() as s:
-            s.add_all(Claim(run_id=self.run_id, turn=turn, kind=f.kind, capability=f.capability, span=f.span[:2000],
+            s.add_all(Claim(run_id=self.run_id, turn=turn, kind=f.kind, capability=f.capability, span=text(f.span[:2000]),
                             backed=f.backed) for f in findings)
 
     def nudge(self, turn: int, kind: str, detail: str) -> None:
         with self.sessions.begin() as s:
-            s.add(Nudge(run_id=self.run_id, turn=turn, kind=kind, detail=detail))
+            s.add(Nudge(run_id=self.run_id, turn=turn, kind=kind, detail=text(detail)))
 
     def event(self, kind: str, **detail: Any) -> None:
         with self.sessions.begin() as s:
