@@ -22,7 +22,7 @@ import httpx
 from loguru import logger
 from pydantic import SecretStr
 
-from capabilities.errors import ToolFailed
+from capabilities.errors import AuthFailed, ToolFailed
 from capabilities.httperrors import raise_for_status, transport_error
 from capabilities.records import Article, PublishedItem
 from capabilities.targets.markup import markdown_to_html
@@ -51,6 +51,21 @@ def render_post(article: Article) -> dict[str, str]:
         "status": "publish",
         "slug": slug_for(article.idempotency_key),
     }
+
+
+def _refused_as_anonymous(response: httpx.Response) -> bool:
+    """A 400 whose parameter errors carry status 401/403 (e.g. rest_forbidden_status): not logged in."""
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    details = body.get("data", {}).get("details") if isinstance(body, dict) and isinstance(body.get("data"), dict) else None
+    if not isinstance(details, dict):
+        return False
+    return any(
+        isinstance(d, dict) and isinstance(d.get("data"), dict) and d["data"].get("status") in (401, 403)
+        for d in details.values()
+    )
 
 
 class WordPressTarget:
@@ -90,6 +105,10 @@ class WordPressTarget:
             response = self._http.request(method, self.base_url + POSTS_PATH, auth=auth, **kwargs)
         except httpx.TransportError as exc:
             raise transport_error(exc, what) from exc
+        if response.status_code == 400 and _refused_as_anonymous(response):
+            # A wrong application password does not get a 401 from WordPress 6.1: the request runs as
+            # an anonymous visitor, and asking for drafts then fails parameter validation (400) first.
+            raise AuthFailed(f"{what}: HTTP 400 with a nested 401: WordPress did not accept the credentials")
         raise_for_status(response, what)
         return response
 
