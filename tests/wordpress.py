@@ -21,7 +21,7 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +42,9 @@ class WordPress:
 
     url: str
     user: str
-    app_password: str
+    app_password: str = field(repr=False)   # a test secret, but kept out of pytest's failure output
     base: Path
-    env: dict[str, str]
+    env: dict[str, str] = field(repr=False)
 
     # --- scripts/wordpress/wp-ctl.sh -------------------------------------------------------
     def ctl(self, *args: str) -> str:
