@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import re
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +18,7 @@ from loguru import logger
 
 from capabilities.errors import ToolFailed
 from capabilities.records import Article, PublishedItem
+from capabilities.targets.markup import markdown_to_html
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -30,12 +30,7 @@ def render_html(article: Article) -> str:
     """A small, escaped HTML page: '#' lines become headings, blank lines separate paragraphs."""
     parts = [f"<!doctype html><meta charset=utf-8><title>{html.escape(article.title)}</title>",
              f"<h1>{html.escape(article.title)}</h1>"]
-    for block in re.split(r"\n\s*\n", article.body_markdown.strip()):
-        if heading := re.match(r"(#{1,6})\s+(.*)", block):
-            level = min(len(heading.group(1)) + 1, 6)
-            parts.append(f"<h{level}>{html.escape(heading.group(2))}</h{level}>")
-        elif block.strip():
-            parts.append(f"<p>{html.escape(block.strip())}</p>")
+    parts.extend(markdown_to_html(article.body_markdown))
     return "\n".join(parts) + "\n"
 
 

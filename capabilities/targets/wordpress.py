@@ -1,0 +1,161 @@
+"""WordPress as a publishing target, through its REST API with an application password.
+
+``publish`` creates a published post whose slug is derived from the idempotency key; ``lookup``
+finds a post with that slug in any live status (publish, future, draft, pending, private), so a
+retry after an unknown outcome (a timeout after WordPress had already saved the post) finds the
+post instead of posting it twice. A trashed post is not found (WordPress renames a trashed post's
+slug to ``<slug>__trashed``), so publishing again after a trash creates a new post.
+
+Every HTTP answer and transport error goes through capabilities.httperrors. The application
+password is a secret: it is only ever put into the Authorization header of a request, never
+logged, never kept outside its SecretStr, never part of an exception message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from types import TracebackType
+from typing import Any
+
+import httpx
+from loguru import logger
+from pydantic import SecretStr
+
+from capabilities.errors import AuthFailed, ToolFailed
+from capabilities.httperrors import raise_for_status, transport_error
+from capabilities.records import Article, PublishedItem
+from capabilities.targets.markup import markdown_to_html
+from config import Settings
+from config.settings import ConfigError
+
+POSTS_PATH = "/wp-json/wp/v2/posts"
+LOOKUP_STATUSES = "publish,future,draft,pending,private"
+SLUG_PREFIX = "factline-"
+
+
+def slug_for(idempotency_key: str) -> str:
+    """The post slug that names an idempotency key on WordPress (ASCII, stable, 25 characters)."""
+    return SLUG_PREFIX + hashlib.sha256(idempotency_key.encode("utf-8")).hexdigest()[:16]
+
+
+def render_post(article: Article) -> dict[str, str]:
+    """The REST fields of a post: title and body escaped, so nothing in them becomes live markup.
+
+    WordPress does not filter HTML for an administrator (unfiltered_html), so escaping here is the
+    only protection against markup in model-written text.
+    """
+    return {
+        "title": html.escape(article.title, quote=False),
+        "content": "\n".join(markdown_to_html(article.body_markdown)),
+        "status": "publish",
+        "slug": slug_for(article.idempotency_key),
+    }
+
+
+def _refused_as_anonymous(response: httpx.Response) -> bool:
+    """A 400 whose parameter errors carry status 401/403 (e.g. rest_forbidden_status): not logged in."""
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    details = body.get("data", {}).get("details") if isinstance(body, dict) and isinstance(body.get("data"), dict) else None
+    if not isinstance(details, dict):
+        return False
+    return any(
+        isinstance(d, dict) and isinstance(d.get("data"), dict) and d["data"].get("status") in (401, 403)
+        for d in details.values()
+    )
+
+
+class WordPressTarget:
+    """A PublishTarget on a WordPress site; a context manager (it owns nothing but is used like one)."""
+
+    name = "wordpress"
+
+    def __init__(self, base_url: str, user: str, app_password: SecretStr, http: httpx.Client) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.user = user
+        self._password = app_password
+        self._http = http
+
+    @classmethod
+    def from_settings(cls, settings: Settings, http: httpx.Client) -> WordPressTarget:
+        """Build from WORDPRESS_URL/USER/APP_PASSWORD; ``http`` carries the timeout (HTTP_TIMEOUT_SECONDS)."""
+        if not settings.wordpress_url or not settings.wordpress_user or settings.wordpress_app_password is None:
+            raise ConfigError("missing setting WORDPRESS_URL, WORDPRESS_USER or WORDPRESS_APP_PASSWORD")
+        if not settings.wordpress_url.startswith(("http://", "https://")):
+            raise ConfigError("invalid setting WORDPRESS_URL: must be an http:// or https:// URL")
+        return cls(settings.wordpress_url, settings.wordpress_user, settings.wordpress_app_password, http)
+
+    def __enter__(self) -> WordPressTarget:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return f"WordPressTarget({self.base_url!r}, user={self.user!r})"
+
+    def _request(self, method: str, what: str, **kwargs: Any) -> httpx.Response:
+        auth = httpx.BasicAuth(self.user, self._password.get_secret_value())
+        try:
+            response = self._http.request(method, self.base_url + POSTS_PATH, auth=auth, **kwargs)
+        except httpx.TransportError as exc:
+            raise transport_error(exc, what) from exc
+        if response.status_code == 400 and _refused_as_anonymous(response):
+            # A wrong application password does not get a 401 from WordPress 6.1: the request runs as
+            # an anonymous visitor, and asking for drafts then fails parameter validation (400) first.
+            raise AuthFailed(f"{what}: HTTP 400 with a nested 401: WordPress did not accept the credentials")
+        raise_for_status(response, what)
+        return response
+
+    @staticmethod
+    def _item(post: Any, what: str) -> PublishedItem:
+        if not isinstance(post, dict) or not isinstance(post.get("id"), int) or not isinstance(post.get("link"), str):
+            raise ToolFailed(f"{what}: the answer is not a WordPress post")
+        return PublishedItem(url=post["link"], external_id=str(post["id"]))
+
+    def lookup(self, idempotency_key: str) -> PublishedItem | None:
+        slug = slug_for(idempotency_key)
+        what = f"WordPress lookup {slug}"
+        response = self._request(
+            "GET", what,
+            params={"slug": slug, "status": LOOKUP_STATUSES, "context": "edit", "_fields": "id,link,slug,status"},
+        )
+        if response.status_code != 200:
+            raise ToolFailed(f"{what}: unexpected HTTP {response.status_code}")
+        try:
+            posts = response.json()
+        except ValueError:
+            raise ToolFailed(f"{what}: the answer is not JSON") from None
+        if not isinstance(posts, list):
+            raise ToolFailed(f"{what}: the answer is not a list of posts")
+        matching = [p for p in posts if isinstance(p, dict) and p.get("slug") == slug]
+        if not matching:
+            return None
+        # a published one first, then the oldest: the post an earlier attempt created
+        matching.sort(key=lambda p: (p.get("status") != "publish", p.get("id", 0)))
+        item = self._item(matching[0], what)
+        logger.info("wordpress.lookup_found", slug=slug, post_id=item.external_id, status=matching[0].get("status"))
+        return item
+
+    def publish(self, article: Article) -> PublishedItem:
+        fields = render_post(article)
+        what = f"WordPress publish {fields['slug']}"
+        response = self._request("POST", what, json=fields)
+        if response.status_code not in (200, 201):
+            location = response.headers.get("location")
+            raise ToolFailed(f"{what}: unexpected HTTP {response.status_code}" + (f" to {location}" if location else ""))
+        try:
+            post = response.json()
+        except ValueError:
+            raise ToolFailed(f"{what}: HTTP {response.status_code} but the answer is not JSON") from None
+        item = self._item(post, what)
+        if post.get("slug") != fields["slug"]:
+            # WordPress made the slug unique: a post with ours exists that lookup did not see
+            logger.warning("wordpress.slug_changed", wanted=fields["slug"], got=post.get("slug"), post_id=item.external_id)
+        logger.info("wordpress.published", post_id=item.external_id, url=item.url)
+        return item
