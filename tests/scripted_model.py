@@ -99,6 +99,19 @@ def fail(status: int, retry_after: str | None = None) -> Reply:
 Policy = Callable[[Request], Reply]
 
 
+def failing(times: int, failure: Reply, then: Policy) -> Policy:
+    """Answer the first ``times`` agent requests with ``failure`` (a stateful step, for retry tests)."""
+    left = [times]
+
+    def policy(request: Request) -> Reply:
+        if left[0] > 0:
+            left[0] -= 1
+            return failure
+        return then(request)
+
+    return policy
+
+
 def next_step_arguments(step: str, results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     if step == "write_draft":
         return {"topic_id": results["pick_topic"]["topic_id"], "angle": None}

@@ -1,0 +1,54 @@
+"""The LLM endpoint goes through the same state machine: our retries (the SDK's are off), auth stops the run."""
+
+from __future__ import annotations
+
+from config import Settings
+from pipeline.ledger import queries
+from pipeline.runner import run_once
+from pipeline.runtime import open_runtime
+from tests.conftest import FakeSleep
+from tests.scripted_model import ScriptedModel, fail, failing, happy_path, script
+
+
+def _run(settings: Settings, fake_sleep: FakeSleep, **overrides: object):  # type: ignore[no-untyped-def]
+    with open_runtime(settings.model_copy(update=overrides)) as rt:
+        result = run_once(rt, sleep=fake_sleep)
+        with rt.sessions() as s:
+            return result, queries.run_detail(s, result.run_id)
+
+
+def test_endpoint_503_is_retried_by_factline_honouring_retry_after(
+    settings: Settings, model: ScriptedModel, fake_sleep: FakeSleep
+) -> None:
+    """503 (Retry-After 1) then answers: one wait of 1 s, one extra request, a recorded llm_retry, success."""
+    model.policy = failing(1, fail(503, retry_after="1"), then=happy_path)
+    calls_before = len(model.requests)
+    result, detail = _run(settings, fake_sleep)
+    assert result.verdict == "success"
+    assert fake_sleep.waits[0] == 1.0
+    assert [e["kind"] for e in detail["events"]].count("llm_retry") == 1
+    agent_turns = [r for r in model.requests[calls_before:] if "tools" in r]
+    assert len(agent_turns) == 6 + 1  # six turns (the run ends at the report) and the refused attempt
+
+
+def test_endpoint_429_past_the_cap_ends_unavailable(settings: Settings, model: ScriptedModel, fake_sleep: FakeSleep) -> None:
+    """429 on every attempt: exactly RETRY_MAX_ATTEMPTS requests, then verdict unavailable (exit 4)."""
+    model.policy = script(then=lambda request: fail(429))
+    result, detail = _run(settings, fake_sleep, retry_max_attempts=3)
+    assert (result.verdict, result.exit_code) == ("unavailable", 4)
+    assert len(model.requests) == 3 and len(fake_sleep.waits) == 2
+
+
+def test_endpoint_401_stops_at_once_with_exit_6(settings: Settings, model: ScriptedModel, fake_sleep: FakeSleep) -> None:
+    """401 from the endpoint: no retry, verdict auth_failed, exit 6."""
+    model.policy = script(then=lambda request: fail(401))
+    result, _ = _run(settings, fake_sleep)
+    assert (result.verdict, result.exit_code) == ("auth_failed", 6)
+    assert len(model.requests) == 1 and fake_sleep.waits == []
+
+
+def test_token_budget_stops_the_run(settings: Settings, model: ScriptedModel, fake_sleep: FakeSleep) -> None:
+    """Each scripted turn reports 70 tokens; a 100-token budget stops before the third turn (exit 5)."""
+    result, detail = _run(settings, fake_sleep, run_max_tokens=100)
+    assert (result.verdict, result.exit_code, result.stop_reason) == ("budget", 5, "max_tokens")
+    assert detail["tokens"] >= 100
