@@ -1,0 +1,42 @@
+"""Settings: defaults that run on a fresh machine; a bad value fails with one line naming it."""
+
+from __future__ import annotations
+
+import pytest
+
+from config import ConfigError, load_settings
+
+
+def test_defaults_are_sqlite_local_target_and_guard_on(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """With nothing configured: SQLite under ./var, the local target whitelisted, the guard on with 2 nudges."""
+    monkeypatch.chdir(tmp_path)
+    s = load_settings()
+    assert s.database_url == "sqlite:///var/factline.db"
+    assert s.publish_target == "local" and "127.0.0.1" in s.publish_domain_whitelist
+    assert s.agent_hallucination_guard is True and s.agent_hallucination_max_nudges == 2
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("DATABASE_URL", "mysql://x"), ("AGENT_HALLUCINATION_GUARD", "perhaps"), ("AGENT_HALLUCINATION_MAX_NUDGES", "-1"),
+    ("PUBLISH_TARGET", "ftp"), ("OPENAI_BASE_URL", "localhost:8080"), ("RUN_MAX_TOOL_CALLS", "0"),
+])
+def test_bad_value_names_the_variable_in_one_line(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    """Each bad value raises ConfigError whose single line names the variable."""
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    message = str(exc.value)
+    assert name in message and "\n" not in message
+
+
+def test_wordpress_target_requires_its_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PUBLISH_TARGET=wordpress without WORDPRESS_URL fails at start."""
+    monkeypatch.setenv("PUBLISH_TARGET", "wordpress")
+    with pytest.raises(ConfigError, match="WORDPRESS_URL"):
+        load_settings()
+
+
+def test_whitelist_is_a_comma_separated_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PUBLISH_DOMAIN_WHITELIST splits on commas, trims and lower-cases."""
+    monkeypatch.setenv("PUBLISH_DOMAIN_WHITELIST", " Blog.Example.com, 127.0.0.1 ")
+    assert load_settings().publish_domain_whitelist == ["blog.example.com", "127.0.0.1"]
