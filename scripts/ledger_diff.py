@@ -4,7 +4,10 @@
     python scripts/ledger_diff.py            the last run
     python scripts/ledger_diff.py --run 12   one run
     python scripts/ledger_diff.py --last 20  the last 20 runs
-    --json                                   a JSON list of {run_id, verdict, claimed, called, hallucinated, ungrounded}
+    --json                                   a JSON list of {run_id, verdict, claimed, called, hallucinated,
+                                             ungrounded, prose_calls, counts}
+
+counts: the run's rejected, failed and dedup calls, shadow attempts, retries, escalations and stops.
 
 Exit 1 when a listed run has hallucinations (claimed - called, ungrounded artifacts or prose tool calls).
 """
@@ -43,13 +46,13 @@ def main(argv: list[str] | None = None) -> int:
         ids = [args.run] if args.run is not None else queries.last_run_ids(s, args.last or 1)
         rows = queries.diffs(s, ids)
     if args.json:
-        keys = ("run_id", "verdict", "claimed", "called", "hallucinated", "ungrounded")
-        print(json.dumps([{k: r.as_dict()[k] for k in keys} for r in rows], ensure_ascii=False))
+        print(json.dumps([r.as_dict() for r in rows], ensure_ascii=False))
     else:
         if not rows:
             print("no runs in the ledger")
         for r in rows:
             extra = f" prose_calls={fmt(r.prose_calls)}" if r.prose_calls else ""
+            extra += "".join(f" {k}={v}" for k, v in sorted(r.counts.items()))
             print(f"run {r.run_id} verdict={r.verdict} claimed={fmt(r.claimed)} called={fmt(r.called)} "
                   f"hallucinated={fmt(r.hallucinated)} ungrounded={fmt(r.ungrounded)}{extra}")
     return 1 if any(r.has_hallucinations for r in rows) else 0

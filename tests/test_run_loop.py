@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import httpx
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from pipeline.ledger import queries
 from pipeline.ledger.models import Publication, Registration
 from pipeline.runner import run_once
 from pipeline.runtime import Runtime
-from tests.scripted_model import ScriptedModel
+from tests.scripted_model import ScriptedModel, say, script, step_call
 
 
 def test_happy_path_publishes_verifies_and_registers(runtime: Runtime, model: ScriptedModel) -> None:
@@ -33,3 +33,49 @@ def test_second_run_takes_the_next_topic(runtime: Runtime) -> None:
     assert first.verdict == second.verdict == "success"
     with runtime.sessions() as s:
         assert s.scalar(select(func.count(func.distinct(Publication.topic_id)))) == 2
+
+
+def test_link_outside_the_whitelist_is_never_requested(runtime: Runtime, model: ScriptedModel) -> None:
+    """With 127.0.0.1 not whitelisted the URL is not HEADed: no status, unverified, exit 4, no registration."""
+    runtime.settings = runtime.settings.model_copy(update={"publish_domain_whitelist": ["blog.example.com"]})
+    steps = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "publish", "register")]
+    model.policy = script(*steps, then=lambda request: say("The link could not be checked, so I stop."))
+    result = run_once(runtime)
+    assert (result.verdict, result.exit_code) == ("unverified", 4)
+    with runtime.sessions() as s:
+        publication = s.scalars(select(Publication)).one()
+        assert publication.head_status is None and publication.verified_at is None
+        assert s.scalar(select(func.count()).select_from(Registration)) == 0
+
+
+def test_topics_come_from_an_atom_feed(runtime: Runtime, tmp_path) -> None:
+    """TOPICS_SOURCE may be a feed URL: the first entry title becomes the topic."""
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    (tmp_path / "feed.xml").write_text(
+        '<feed xmlns="http://www.w3.org/2005/Atom"><title>Blog</title>'
+        "<entry><title>Feeds as a topic source</title></entry><entry><title>Second</title></entry></feed>")
+    handler = lambda *a: SimpleHTTPRequestHandler(*a, directory=str(tmp_path))  # noqa: E731
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/feed.xml"
+        runtime.settings = runtime.settings.model_copy(update={"topics_source": url})
+        result = run_once(runtime)
+    finally:
+        server.shutdown()
+    with runtime.sessions() as s:
+        detail = queries.run_detail(s, result.run_id)
+    assert detail["tool_calls"][0]["result"]["title"] == "Feeds as a topic source"
+
+
+def test_secrets_never_reach_the_ledger(runtime: Runtime) -> None:
+    """The API key is sent to the endpoint but appears in no ledger row."""
+    secret = "sk-test-secret-value-123"
+    runtime.settings = runtime.settings.model_copy(update={"openai_api_key": secret})
+    run_once(runtime)
+    with runtime.sessions() as s:
+        dump = " ".join(str(row) for table in ("runs", "tool_calls", "run_events", "claims", "nudges")
+                        for row in s.execute(text(f"SELECT * FROM {table}")))
+    assert secret not in dump

@@ -28,6 +28,7 @@ class RunDiff:
     hallucinated: list[str]
     ungrounded: list[str]
     prose_calls: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # rejected, failed, dedup, shadow, retries, escalations, stops
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -50,13 +51,25 @@ def diffs(s: Session, run_ids: list[int]) -> list[RunDiff]:
         value = capability if kind != "ungrounded" else span
         if value not in bucket:
             bucket.append(value)
+    counts: dict[int, dict[str, int]] = {i: {} for i in run_ids}
+    for run_id, outcome, n in s.execute(select(ToolCall.run_id, ToolCall.outcome, func.count()).where(
+            ToolCall.run_id.in_(run_ids), ToolCall.outcome != "ok").group_by(ToolCall.run_id, ToolCall.outcome)):
+        counts[run_id][outcome] = n
+    for run_id, n in s.execute(select(ToolCall.run_id, func.count()).where(
+            ToolCall.run_id.in_(run_ids), ToolCall.reason == "shadow").group_by(ToolCall.run_id)):
+        counts[run_id]["shadow"] = n
+    event_names = {"tool_retry": "retries", "llm_retry": "retries", "escalation": "escalations", "stop": "stops"}
+    for run_id, kind, n in s.execute(select(RunEvent.run_id, RunEvent.kind, func.count()).where(
+            RunEvent.run_id.in_(run_ids)).group_by(RunEvent.run_id, RunEvent.kind)):
+        key = event_names.get(kind, kind)
+        counts[run_id][key] = counts[run_id].get(key, 0) + n
     result = []
     for run_id in run_ids:
         c = claims[run_id]
         result.append(RunDiff(
             run_id=run_id, verdict=verdicts.get(run_id), claimed=sorted(c["claim"]), called=sorted(called[run_id]),
             hallucinated=sorted(set(c["claim"]) - called[run_id]), ungrounded=c["ungrounded"],
-            prose_calls=sorted(c["prose_call"]),
+            prose_calls=sorted(c["prose_call"]), counts=counts[run_id],
         ))
     return result
 
