@@ -71,7 +71,8 @@ def machine() -> dict[str, Any]:
     mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
                   if line.startswith("MemTotal"))
     return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem_kb / 2**20, 1),
-            "python": platform.python_version(), "os": platform.platform(terse=True)}
+            "python": platform.python_version(), "os": platform.platform(terse=True),
+            "loadavg_1_5_15": os.getloadavg()}
 
 
 def save(name: str, data: dict[str, Any]) -> Path:
