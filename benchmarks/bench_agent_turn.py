@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child(args.child, args.base_url, args.runs, args.warmup)
         return 0
-    runs, warmup = (3, 1) if args.short else (args.runs, args.warmup)
+    runs, warmup = (1, 0) if args.short else (args.runs, args.warmup)
     with TimedScriptedModel() as server:
         results = {name: spawn(name, server.base_url, runs, warmup) for name in CONTENDERS}
     rows = []
