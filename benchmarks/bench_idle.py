@@ -27,7 +27,6 @@ with open_runtime(load_settings()):
     print("ready", flush=True)
     time.sleep(10**6)
 """
-SETTLE_SECONDS = 5.0
 
 
 def has_daemon() -> bool:
@@ -52,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", action="store_true", help="5 seconds instead of 60")
     args = parser.parse_args(argv)
-    duration = 5 if args.short else 60
+    duration, settle = (5, 1.0) if args.short else (60, 5.0)
     daemon = has_daemon()
     subject = "factline daemon" if daemon else "stand-in: imported pipeline + open_runtime, sleeping"
     with tempfile.TemporaryDirectory() as folder:
@@ -64,11 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 text=True)
         try:
-            progress(f"measuring {subject}: start-up, {SETTLE_SECONDS:.0f} s to settle, then {duration} s idle")
+            progress(f"measuring {subject}: start-up, {settle:.0f} s to settle, then {duration} s idle")
             if not daemon:
                 assert proc.stdout is not None
                 proc.stdout.readline()  # "ready": imports and open_runtime are done
-            time.sleep(SETTLE_SECONDS)
+            time.sleep(settle)
             if proc.poll() is not None:
                 print(f"{subject} exited with {proc.returncode} before it was measured", file=sys.stderr)
                 return 1
