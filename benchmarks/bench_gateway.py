@@ -19,7 +19,6 @@ import pstats
 import sqlite3
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -35,7 +34,8 @@ from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import inspect
 from pipeline.ledger.journal import RunJournal, open_run
 from pipeline.model import ToolCallRequest
-from pipeline.runtime import open_ledger, retry_policy
+from pipeline.ledger.db import open_ledger
+from pipeline.runtime import retry_policy
 
 REPLY = ("已完成：选题已确定，草稿已写好。The draft for topic 12 is written and humanized with a score of 82; "
          "next I will publish it to http://127.0.0.1:8765/articles/benchmarks.html and then register it.")
@@ -49,7 +49,7 @@ class Unit:
         settings = load_settings(database_url=f"sqlite:///{folder}/ledger.db", openai_base_url="http://127.0.0.1:9/v1",
                                  run_max_tool_calls=10**9, run_max_turns=10**9)
         production_logs_to_devnull()
-        self.sessions = open_ledger(settings)
+        self.sessions = open_ledger(settings.database_url)
         engine = self.sessions.kw["bind"]
         event.listen(engine, "connect", lambda conn, _record: conn.execute(f"PRAGMA synchronous={synchronous}"))
         engine.dispose()

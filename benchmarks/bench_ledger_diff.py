@@ -28,9 +28,8 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
 from benchmarks.common import IMAGES, PG_ADMIN, ROOT, Stats, progress, save, table
-from config import load_settings
 from pipeline.ledger import queries
-from pipeline.runtime import open_ledger
+from pipeline.ledger.db import open_ledger
 
 CALLS_PER_RUN, CLAIMS_PER_RUN, BATCH_RUNS = 10, 3, 5_000
 NAMES = ["pick_topic", "write_draft", "humanize", "publish", "register", "report",
@@ -143,7 +142,7 @@ def query_plan(sessions: sessionmaker[Session], backend: str) -> str:
 def bench_backend(backend: str, stages: list[int], repeats: int, cli: bool) -> list[dict[str, Any]]:
     results = []
     with ledger(backend) as (url, address):
-        sessions = open_ledger(load_settings(database_url=url, openai_base_url="http://127.0.0.1:9/v1"))
+        sessions = open_ledger(url)
         loaded = 0
         for calls in stages:
             runs = calls // CALLS_PER_RUN

@@ -17,7 +17,8 @@ from config import ConfigError, Settings, load_settings
 from pipeline import logs
 from pipeline.ledger import queries
 from pipeline.runner import run_once
-from pipeline.runtime import open_ledger, open_runtime
+from pipeline.ledger.db import open_ledger
+from pipeline.runtime import open_runtime
 
 Handler = Callable[[Settings, argparse.Namespace], int]
 
@@ -54,7 +55,7 @@ def format_run_report(detail: dict, seconds: float) -> str:
 
 
 def cmd_runs(settings: Settings, args: argparse.Namespace) -> int:
-    sessions = open_ledger(settings)
+    sessions = open_ledger(settings.database_url)
     with sessions() as s:
         if args.run is not None:
             detail = queries.run_detail(s, args.run)
@@ -74,7 +75,7 @@ def cmd_runs(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_db_upgrade(settings: Settings, args: argparse.Namespace) -> int:
-    open_ledger(settings)
+    open_ledger(settings.database_url)
     print("ledger is at the latest migration")
     return 0
 

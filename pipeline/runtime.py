@@ -20,7 +20,7 @@ from capabilities.base import PublishTarget
 from capabilities.targets import open_target
 from config import ConfigError, Settings
 from pipeline.gateway.retry import RetryPolicy
-from pipeline.ledger.db import make_engine, session_factory, upgrade
+from pipeline.ledger.db import open_ledger
 
 
 @dataclass(frozen=True)
@@ -45,13 +45,6 @@ def retry_policy(settings: Settings) -> RetryPolicy:
     return RetryPolicy(settings.retry_max_attempts, settings.retry_base_delay, settings.retry_max_wait)
 
 
-def open_ledger(settings: Settings) -> sessionmaker[Session]:
-    """Engine + migrations to head + a session factory."""
-    engine = make_engine(settings.database_url)
-    upgrade(engine)
-    return session_factory(engine)
-
-
 def _endpoint(settings: Settings, stack: ExitStack) -> Endpoint:
     """The configured endpoint, or the embedded local model started on the stack (auto -> constrained)."""
     if settings.openai_base_url:
@@ -73,7 +66,7 @@ def _endpoint(settings: Settings, stack: ExitStack) -> Endpoint:
 def open_runtime(settings: Settings) -> Iterator[Runtime]:
     started = time.monotonic()
     with ExitStack() as stack:
-        sessions = open_ledger(settings)
+        sessions = open_ledger(settings.database_url)
         http = stack.enter_context(httpx.Client(timeout=settings.http_timeout_seconds))
         target = stack.enter_context(open_target(settings, http))
         endpoint = _endpoint(settings, stack)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from config import ConfigError, load_settings  # noqa: E402
 from pipeline.ledger import queries  # noqa: E402
-from pipeline.runtime import open_ledger  # noqa: E402
+from pipeline.ledger.db import open_ledger  # noqa: E402
 
 
 def fmt(items: list[str]) -> str:
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
-        sessions = open_ledger(load_settings())
+        sessions = open_ledger(load_settings().database_url)
     except ConfigError as exc:
         print(f"ledger_diff: {exc}", file=sys.stderr)
         return 2

@@ -180,6 +180,8 @@ class ScriptedModel:
         model = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # else Nagle + delayed ACK add ~40 ms to every answer
+
             def log_message(self, *args: Any) -> None:
                 return None
 

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from sqlalchemy import select
 
 from config import Settings
 from pipeline.ledger import queries
-from pipeline.ledger.models import Nudge, Publication
 from pipeline.runner import run_once
-from pipeline.runtime import Runtime, open_runtime
+from pipeline.runtime import open_runtime
 from scripts import ledger_diff
-from tests.conftest import make_settings
 from tests.scripted_model import ScriptedModel, happy_path, say, script, step_call
 
 INCIDENT = ("文章已生成，拟人化评分 82 分，已发布至平台，链接 https://domain/item/fake-id，"

@@ -29,7 +29,7 @@ from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import ToolCall
 from pipeline.ledger.store import LedgerStore
 from pipeline.model import ToolCallRequest
-from pipeline.runtime import open_ledger
+from pipeline.ledger.db import open_ledger
 from tests.conftest import FakeSleep, make_settings
 
 
@@ -66,7 +66,7 @@ def make_gateway(db_url: str, tmp_path: Path, fake_sleep: FakeSleep) -> Iterator
 
     def build(responder: Responder | None = None, **overrides: object) -> tuple[Gateway, list]:
         settings = make_settings(db_url, "http://127.0.0.1:9/v1", tmp_path, **overrides)
-        sessions = ledgers.setdefault(settings.database_url, None) or open_ledger(settings)
+        sessions = ledgers.setdefault(settings.database_url, None) or open_ledger(settings.database_url)
         ledgers[settings.database_url] = sessions
         with sessions.begin() as s:
             run_id = ledger_journal.open_run(s, trigger="manual")

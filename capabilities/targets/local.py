@@ -22,6 +22,8 @@ from capabilities.targets.markup import markdown_to_html
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
+    disable_nagle_algorithm = True
+
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         return None
 

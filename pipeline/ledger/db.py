@@ -49,3 +49,10 @@ def upgrade(engine: Engine) -> None:
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def open_ledger(database_url: str) -> sessionmaker[Session]:
+    """Engine + migrations to head + a session factory: what every command that reads the ledger needs."""
+    engine = make_engine(database_url)
+    upgrade(engine)
+    return session_factory(engine)
