@@ -47,7 +47,7 @@ def probe(pg_url: str) -> Iterator[LedgerProbe]:
 def test_three_replicas_run_each_tick_exactly_once(pg_url: str, model: ScriptedModel, probe: LedgerProbe,
                                                    tmp_path: Path) -> None:
     """Three daemons on one PostgreSQL ledger, ticking every second: one run per tick, nothing published twice."""
-    env = daemon_env(pg_url, model.base_url, tmp_path)
+    env = daemon_env(pg_url, model.base_url, tmp_path, LOG_FORMAT="json")
     first = DaemonProcess(env, tmp_path / "replica-0.log")  # migrates the ledger before the others start
     replicas = [first] + [DaemonProcess(env, tmp_path / f"replica-{i}.log") for i in (1, 2)]
     try:
@@ -62,8 +62,10 @@ def test_three_replicas_run_each_tick_exactly_once(pg_url: str, model: ScriptedM
     assert all(t.microsecond == 0 and t.utcoffset().total_seconds() == 0 for t in ticks)
     assert len(runs) <= (ticks[-1] - ticks[0]).total_seconds() + 1  # no tick ran twice under two names
     assert len({r[2] for r in runs}) >= 2  # the ticks were shared out, not taken by one replica
-    skipped = sum(r.logs().count("tick.skipped") for r in replicas)
-    assert skipped >= len(runs)  # each run's tick was also fired, and lost, on other replicas
+    records = [json.loads(line)["record"] for r in replicas for line in r.logs().splitlines() if line.startswith("{")]
+    lost = {datetime.fromisoformat(r["extra"]["scheduled_for"]) for r in records if r["message"] == "tick.skipped"}
+    assert lost and lost <= set(ticks)  # a replica loses a tick only to a run of that very tick
+    assert all(isinstance(r["extra"]["run_id"], int) for r in records if r["message"].startswith(("tool.", "run.")))
     assert {r[3] for r in runs} <= {"success", "interrupted"}
     assert probe.scalar("SELECT count(*) FROM publications") == probe.scalar(
         "SELECT count(DISTINCT topic_id) FROM publications")
