@@ -31,8 +31,11 @@ def send_alert(http: httpx.Client, url: str, detail: dict[str, Any]) -> bool:
     body = alert_body(detail)
     try:
         http.post(url, json=body).raise_for_status()
+    except httpx.HTTPStatusError as exc:  # the message would quote the URL, which may hold a token
+        logger.error("alert.failed", verdict=body["verdict"], status=exc.response.status_code)
+        return False
     except httpx.HTTPError as exc:
-        logger.error("alert.failed", verdict=body["verdict"], error=f"{exc.__class__.__name__}: {exc}")
+        logger.error("alert.failed", verdict=body["verdict"], error=exc.__class__.__name__)
         return False
     logger.info("alert.sent", verdict=body["verdict"], reason=body["reason"])
     return True
