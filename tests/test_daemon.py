@@ -9,7 +9,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -82,9 +81,7 @@ def test_sigterm_lets_the_tool_call_finish_and_records_interrupted(pg_url: str, 
     wait_for(lambda: probe.scalar(
         "SELECT count(*) FROM tool_calls JOIN runs ON runs.id = tool_calls.run_id WHERE runs.status = 'running'"),
         timeout=30)
-    signalled = time.monotonic()
-    code = daemon.stop(signal.SIGTERM, timeout=30)
-    assert code == 0 and time.monotonic() - signalled < 10
+    assert daemon.stop(signal.SIGTERM, timeout=20) == 0  # the bound: one slow model turn, with room for a busy CI
     runs = probe.rows("SELECT id, status, verdict, stop_reason FROM runs ORDER BY id")
     assert len(runs) == 1
     assert runs[0][1:] == ("interrupted", "interrupted", "signal")
