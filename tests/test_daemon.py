@@ -208,3 +208,17 @@ def test_metrics_count_what_the_runs_recorded(db_url: str, model: ScriptedModel,
     when = verified if isinstance(verified, datetime) else datetime.fromisoformat(str(verified))
     expected = (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
     assert samples[("factline_last_publication_timestamp_seconds", ())] == pytest.approx(expected, abs=0.01)
+
+
+def test_daemon_logs_the_daily_report_at_report_cron(model: ScriptedModel, tmp_path: Path) -> None:
+    """At REPORT_CRON the daemon logs `report.daily` with the day's report text, counted from the ledger."""
+    env = daemon_env(f"sqlite:///{tmp_path}/ledger.db", model.base_url, tmp_path, LOG_FORMAT="json",
+                     SCHEDULE_CRON="0 0 1 1 *", REPORT_CRON="* * * * * *")
+    daemon = DaemonProcess(env, tmp_path / "daemon.log")
+    try:
+        wait_for(lambda: "report.daily" in daemon.logs(), timeout=30)
+    finally:
+        assert daemon.stop() == 0
+    record = next(json.loads(line)["record"] for line in daemon.logs().splitlines()
+                  if line.startswith("{") and '"report.daily"' in line)
+    assert record["extra"]["report"].splitlines()[0] == f"{record['extra']['day']} (UTC): no publications"
