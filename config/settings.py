@@ -75,6 +75,15 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
+    # daemon (cron expressions and the time zone are checked when the daemon starts: pipeline.cron)
+    schedule_cron: str = "0 6 * * *"
+    schedule_timezone: str = "UTC"
+    schedule_misfire_grace_seconds: int = Field(300, ge=1)
+    report_cron: str = "55 23 * * *"
+    alert_webhook_url: str | None = None
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = Field(9464, ge=0, le=65535)  # 0: pick a free port (the daemon prints it)
+
     @field_validator("publish_domain_whitelist", mode="before")
     @classmethod
     def _split_hosts(cls, value: object) -> object:
@@ -91,7 +100,7 @@ class Settings(BaseSettings):
             return "postgresql+psycopg://" + value.removeprefix("postgresql://")
         return value
 
-    @field_validator("openai_base_url")
+    @field_validator("openai_base_url", "alert_webhook_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):

@@ -10,12 +10,17 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from datetime import date
 
 from loguru import logger
 
 from config import ConfigError, Settings, load_settings
 from pipeline import logs
+from pipeline.cron import time_zone
+from pipeline.daemon import run_daemon
 from pipeline.ledger import queries
+from pipeline.ledger.daily import day_ledger
+from pipeline.report import format_day
 from pipeline.runner import run_once
 from pipeline.ledger.db import open_ledger
 from pipeline.runtime import open_runtime
@@ -74,6 +79,18 @@ def cmd_runs(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_daemon(settings: Settings, args: argparse.Namespace) -> int:
+    return run_daemon(settings, announce=lambda line: print(line, flush=True))
+
+
+def cmd_report(settings: Settings, args: argparse.Namespace) -> int:
+    tz = time_zone(settings.schedule_timezone)
+    sessions = open_ledger(settings)
+    with sessions() as s:
+        print(format_day(day_ledger(s, args.day, tz)))
+    return 0
+
+
 def cmd_db_upgrade(settings: Settings, args: argparse.Namespace) -> int:
     open_ledger(settings.database_url)
     print("ledger is at the latest migration")
@@ -93,6 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--limit", type=int, default=20)
     runs.add_argument("--json", action="store_true")
     runs.set_defaults(handler=cmd_runs)
+
+    daemon = sub.add_parser("daemon", help="run the pipeline on SCHEDULE_CRON until SIGTERM/SIGINT")
+    daemon.set_defaults(handler=cmd_daemon)
+
+    report = sub.add_parser("report", help="one day's runs, verdicts, publications and failures, from the ledger")
+    report.add_argument("--day", type=date.fromisoformat, required=True, help="YYYY-MM-DD in SCHEDULE_TIMEZONE")
+    report.set_defaults(handler=cmd_report)
 
     db = sub.add_parser("db", help="ledger maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -23,11 +24,9 @@ PG_ADMIN = os.environ.get("FACTLINE_TEST_PG", "postgresql://postgres@127.0.0.1:5
 BACKENDS = os.environ.get("FACTLINE_TEST_BACKENDS", "sqlite,postgresql").split(",")
 
 
-@pytest.fixture(params=BACKENDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path}/ledger.db"
-        return
+@contextmanager
+def fresh_pg_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database on the test server, dropped afterwards."""
     name = f"factline_t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -35,6 +34,22 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield f"{base}/{name}"
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/ledger.db"
+        return
+    with fresh_pg_database() as url:
+        yield url
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """PostgreSQL only: for tests of several processes sharing one ledger."""
+    with fresh_pg_database() as url:
+        yield url
 
 
 @pytest.fixture

@@ -1,0 +1,86 @@
+"""One day of the ledger, counted from rows: runs, verdicts, publications, hallucinations, failures.
+
+A hallucination caught is one model turn with at least one unbacked claim (the guard's finding),
+counted the same way here and in pipeline.metrics.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from pipeline.ledger.models import Claim, Publication, Registration, Run
+
+
+@dataclass(frozen=True)
+class DayPublication:
+    run_id: int
+    url: str
+    verified: bool
+    registration_number: str | None
+
+
+@dataclass(frozen=True)
+class DayFailure:
+    run_id: int
+    verdict: str
+    reason: str | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class DayLedger:
+    day: date
+    time_zone: str
+    runs: int
+    verdicts: dict[str, int]
+    publications: list[DayPublication]
+    hallucinations_caught: int
+    failures: list[DayFailure]
+
+
+def hallucinations_caught(claims: list[dict[str, Any]]) -> int:
+    """Turns with an unbacked claim, from run_detail's claims."""
+    return len({c["turn"] for c in claims if not c["backed"]})
+
+
+def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    """The day in ``tz`` as a half-open UTC interval."""
+    start = datetime.combine(day, time(), tzinfo=tz)
+    end = datetime.combine(day + timedelta(days=1), time(), tzinfo=tz)
+    return start.astimezone(timezone.utc), end.astimezone(timezone.utc)
+
+
+def day_ledger(s: Session, day: date, tz: ZoneInfo) -> DayLedger:
+    """Runs started on ``day`` (in ``tz``) and publications made on it."""
+    start, end = day_bounds(day, tz)
+    runs = s.scalars(select(Run).where(Run.started_at >= start, Run.started_at < end).order_by(Run.id)).all()
+    run_ids = [r.id for r in runs]
+    publications = s.execute(
+        select(Publication.run_id, Publication.url, Publication.verified_at, Registration.number)
+        .outerjoin(Registration, Registration.publication_id == Publication.id)
+        .where(Publication.created_at >= start, Publication.created_at < end).order_by(Publication.id)).all()
+    turns = s.scalar(select(func.count()).select_from(
+        select(Claim.run_id, Claim.turn).where(Claim.run_id.in_(run_ids), Claim.backed.is_(False))
+        .distinct().subquery()))
+    return DayLedger(
+        day=day, time_zone=str(tz), runs=len(runs),
+        verdicts=dict(Counter(r.verdict or r.status for r in runs)),
+        publications=[DayPublication(p.run_id, p.url, p.verified_at is not None, p.number) for p in publications],
+        hallucinations_caught=turns or 0,
+        failures=[DayFailure(r.id, r.verdict, r.stop_reason, r.error) for r in runs
+                  if r.verdict not in (None, "success")],
+    )
+
+
+def last_publication_time(s: Session) -> datetime | None:
+    """When the latest registered publication was verified online (UTC; SQLite returns it naive)."""
+    when = s.scalar(select(func.max(Publication.verified_at)).join(
+        Registration, Registration.publication_id == Publication.id))
+    return when.replace(tzinfo=timezone.utc) if when is not None and when.tzinfo is None else when
