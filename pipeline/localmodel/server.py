@@ -90,7 +90,7 @@ class LocalModelServer:
         return [
             str(self.binary), "-m", str(self.model), "--host", HOST, "--port", str(self.port),
             "--jinja", "-c", str(self.ctx_size), "-t", str(self.threads),
-            "--parallel", str(self.parallel), "--alias", self.model_name,
+            "--parallel", str(self.parallel), "--alias", self.model_name, "--no-webui",
         ]
 
     def start(self) -> LocalModelServer:
