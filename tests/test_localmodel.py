@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import stat
+import tarfile
 import textwrap
 import time
 import zipfile
@@ -13,7 +15,18 @@ from types import SimpleNamespace
 
 import pytest
 
-from pipeline.localmodel import ChecksumError, DownloadError, LocalModelServer, ServerError, weights
+from pipeline.localmodel import (
+    BuildError,
+    ChecksumError,
+    DownloadError,
+    LocalModelServer,
+    ServerError,
+    build,
+    ensure_server_binary,
+    is_server_built,
+    server_binary_path,
+    weights,
+)
 from pipeline.localmodel.cli import add_subcommands
 from pipeline.localmodel.weights import Chunk, ModelSpec, ensure_weights, model_path
 
@@ -219,3 +232,57 @@ def test_status_reports_empty_cache_as_not_ready(tmp_path: Path, capsys: pytest.
     assert args.handler(settings, args) == 1
     out = capsys.readouterr().out
     assert "not built" in out and "missing" in out
+
+
+@pytest.fixture()
+def fake_toolchain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A tiny pinned sdist in the cache and a fake `cmake` on PATH; returns the cache dir."""
+    cache = tmp_path / "cache"
+    source = tmp_path / "src" / build.SOURCE_SUBDIR
+    source.mkdir(parents=True)
+    (source / "CMakeLists.txt").write_text("project(fake)\n")
+    sdist = cache / "downloads" / build.SDIST_FILE
+    sdist.parent.mkdir(parents=True)
+    with tarfile.open(sdist, "w:gz") as archive:
+        archive.add(tmp_path / "src" / build.SOURCE_SUBDIR.split("/")[0], arcname=build.SOURCE_SUBDIR.split("/")[0])
+    monkeypatch.setattr(build, "SDIST_SHA256", _sha(sdist.read_bytes()))
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("make", "c++"):
+        _script(tools, "exit 0\n").rename(tools / name)
+    # Configure succeeds; build prints cmake-style progress, then obeys $FAKE_BUILD.
+    _script(tools, """\
+        case "$1" in -S) exit 0;; esac
+        echo "[  5%] Building CXX object a.o"
+        echo "[ 55%] Building CXX object b.o"
+        [ "$FAKE_BUILD" = fail ] && { echo "error: boom"; exit 2; }
+        mkdir -p "$2/bin"
+        printf '#!/bin/sh\\necho version: fake\\n' > "$2/bin/llama-server"
+        chmod +x "$2/bin/llama-server"
+        echo built >> "$FAKE_CALLS"
+    """).rename(tools / "cmake")
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_CALLS", str(tmp_path / "calls"))
+    return cache
+
+
+def test_failed_build_raises_build_error_naming_its_log(
+        fake_toolchain: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compiler failure raises BuildError with the log path; no binary or stamp is left."""
+    monkeypatch.setenv("FAKE_BUILD", "fail")
+    lines: list[str] = []
+    with pytest.raises(BuildError) as info:
+        ensure_server_binary(fake_toolchain, lines.append)
+    assert str(info.value.log_path) in str(info.value)
+    assert "error: boom" in info.value.log_path.read_text()
+    assert any("[ 55%]" in line for line in lines)
+    assert not is_server_built(fake_toolchain) and not server_binary_path(fake_toolchain).exists()
+
+
+def test_built_server_is_stamped_and_not_rebuilt(fake_toolchain: Path, tmp_path: Path) -> None:
+    """A successful build installs the binary once; the next call reuses it without cmake."""
+    binary = ensure_server_binary(fake_toolchain, lambda _: None)
+    assert binary == server_binary_path(fake_toolchain) and is_server_built(fake_toolchain)
+    ensure_server_binary(fake_toolchain, lambda _: None)
+    assert (tmp_path / "calls").read_text() == "built\n"
