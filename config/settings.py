@@ -36,8 +36,15 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr = SecretStr("not-needed")
     factline_model: str = "qwen2.5-coder-0.5b-instruct"
     tool_call_mode: Literal["auto", "native", "constrained"] = "auto"
-    llm_timeout_seconds: float = Field(60.0, gt=0)
+    llm_timeout_seconds: float = Field(120.0, gt=0)
+    llm_max_tokens_turn: int = Field(512, ge=16)  # one agent turn (a tool call or a short answer)
+    llm_max_tokens_text: int = Field(1024, ge=64)  # one draft or rewrite
     llm_temperature: float = Field(0.0, ge=0, le=2)
+
+    # the embedded local model, used when OPENAI_BASE_URL is unset (pipeline.localmodel)
+    model_cache_dir: Path = Path.home() / ".cache" / "factline"
+    local_model_ctx: int = Field(8192, ge=512)
+    local_model_threads: int = Field(2, ge=1)
 
     # the hallucination guard
     agent_hallucination_guard: bool = True

@@ -23,6 +23,8 @@ from pipeline.ledger.daily import day_ledger
 from pipeline.report import format_day
 from pipeline.runner import run_once
 from pipeline.ledger.db import open_ledger
+from pipeline.localmodel import LocalModelError
+from pipeline.localmodel.cli import add_subcommands as add_model_subcommands
 from pipeline.runtime import open_runtime
 
 Handler = Callable[[Settings, argparse.Namespace], int]
@@ -118,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--day", type=date.fromisoformat, required=True, help="YYYY-MM-DD in SCHEDULE_TIMEZONE")
     report.set_defaults(handler=cmd_report)
 
+    add_model_subcommands(sub)
+
     db = sub.add_parser("db", help="ledger maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("upgrade", help="apply migrations").set_defaults(handler=cmd_db_upgrade)
@@ -138,6 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"factline: {exc}", file=sys.stderr)
         return 2
+    except LocalModelError as exc:
+        print(f"factline: local model: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except Exception:

@@ -23,7 +23,7 @@ from typing import Any
 
 import openai
 
-from capabilities.errors import Retryable
+from capabilities.errors import AuthFailed, Retryable, ToolFailed
 from capabilities.httperrors import RETRYABLE_STATUS, parse_retry_after
 from pipeline.gateway.retry import OnRetry, RetryExhausted, RetryPolicy, call_with_retries
 
@@ -87,6 +87,17 @@ def constrained_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
     return {"anyOf": options}
 
 
+def catalog_prompt(tools: list[dict[str, Any]]) -> str:
+    """The tool list as text: a constrained response format carries no descriptions, so the prompt must."""
+    lines = ["Answer with one JSON object: {\"tool\": name, \"arguments\": {...}}; use tool \"finish\" with "
+             "{\"message\": text} when you are done. Tools:"]
+    for tool in tools:
+        fn = tool["function"]
+        params = ", ".join(fn["parameters"].get("properties", {}))
+        lines.append(f"- {fn['name']}({params}): {fn['description']}")
+    return "\n".join(lines)
+
+
 def _classify(exc: openai.OpenAIError) -> Exception:
     if isinstance(exc, openai.APITimeoutError):
         return Retryable("LLM request timed out")
@@ -114,6 +125,8 @@ class ChatModel:
         policy: RetryPolicy,
         *,
         temperature: float = 0.0,
+        max_tokens_turn: int = 512,
+        max_tokens_text: int = 1024,
         sleep: Callable[[float], None],
         on_retry: OnRetry,
         on_tokens: Callable[[int], None] = lambda n: None,
@@ -122,6 +135,7 @@ class ChatModel:
             raise ValueError(f"tool-call mode must be native or constrained, not {mode!r}")
         self.client, self.model, self.mode, self.policy = client, model, mode, policy
         self.temperature, self.sleep, self.on_retry, self.on_tokens = temperature, sleep, on_retry, on_tokens
+        self.max_tokens_turn, self.max_tokens_text = max_tokens_turn, max_tokens_text
         self._calls = 0
 
     def _create(self, **kwargs: Any) -> Any:
@@ -142,18 +156,38 @@ class ChatModel:
         return response, tokens
 
     def complete(self, system: str, prompt: str) -> str:
-        response, _ = self._create(messages=[{"role": "system", "content": system}, {"role": "user", "content": prompt}])
+        """A plain completion for a capability: one attempt, errors in the capability tree.
+
+        The gateway's state machine retries the capability that asked, so this does not retry itself.
+        """
+        try:
+            response = self.client.chat.completions.create(
+                model=self.model, temperature=self.temperature, max_tokens=self.max_tokens_text,
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": prompt}])
+        except openai.OpenAIError as exc:
+            error = _classify(exc)
+            if isinstance(error, LLMAuthFailed):
+                raise AuthFailed(str(error)) from exc
+            if isinstance(error, LLMRequestFailed):
+                raise ToolFailed(str(error)) from exc
+            raise error from exc
+        self.on_tokens(response.usage.total_tokens if response.usage else 0)
+        if not response.choices:
+            raise ToolFailed("LLM answered with no choices")
         return response.choices[0].message.content or ""
 
     def next_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
         if self.mode == "native":
-            response, tokens = self._create(messages=messages, tools=tools, tool_choice="auto")
+            response, tokens = self._create(messages=messages, tools=tools, tool_choice="auto",
+                                            max_tokens=self.max_tokens_turn)
             return self._native_turn(response.choices[0].message, tokens)
         response_format = {
             "type": "json_schema",
             "json_schema": {"name": "tool_call", "strict": True, "schema": constrained_schema(tools)},
         }
-        response, tokens = self._create(messages=messages, response_format=response_format)
+        system = {"role": "system", "content": f"{messages[0]['content']}\n\n{catalog_prompt(tools)}"}
+        response, tokens = self._create(messages=[system, *messages[1:]], response_format=response_format,
+                                        max_tokens=self.max_tokens_turn)
         return self._constrained_turn(response.choices[0].message.content or "", tokens)
 
     def _native_turn(self, message: Any, tokens: int) -> Turn:

@@ -190,7 +190,9 @@ def run_once(
             journal.event("llm_retry", attempt=attempt, wait=round(wait, 3), detail=str(exc))
 
         llm = ChatModel(runtime.openai_client, endpoint.model, endpoint.mode, runtime.policy,
-                        temperature=runtime.settings.llm_temperature, sleep=sleep, on_retry=on_llm_retry,
+                        temperature=runtime.settings.llm_temperature,
+                        max_tokens_turn=runtime.settings.llm_max_tokens_turn,
+                        max_tokens_text=runtime.settings.llm_max_tokens_text, sleep=sleep, on_retry=on_llm_retry,
                         on_tokens=on_tokens)
         ctx = CapabilityContext(run_id=run_id, settings=runtime.settings, store=LedgerStore(runtime.sessions, run_id),
                                 http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)

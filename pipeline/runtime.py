@@ -18,9 +18,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from capabilities.base import PublishTarget
 from capabilities.targets import open_target
-from config import ConfigError, Settings
+from config import Settings
 from pipeline.gateway.retry import RetryPolicy
 from pipeline.ledger.db import open_ledger
+from pipeline.localmodel import start_local_model
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,6 @@ def _endpoint(settings: Settings, stack: ExitStack) -> Endpoint:
     if settings.openai_base_url:
         mode = "native" if settings.tool_call_mode == "auto" else settings.tool_call_mode
         return Endpoint(settings.openai_base_url, settings.factline_model, mode)
-    try:
-        from pipeline.localmodel import start_local_model
-    except ImportError:
-        raise ConfigError(
-            "OPENAI_BASE_URL is not set: point it at an OpenAI-compatible endpoint, e.g. "
-            "OPENAI_BASE_URL=http://127.0.0.1:8080/v1 FACTLINE_MODEL=<name>"
-        ) from None
     server = stack.enter_context(start_local_model(settings))
     mode = "constrained" if settings.tool_call_mode == "auto" else settings.tool_call_mode
     return Endpoint(server.base_url, server.model_name, mode)

