@@ -9,7 +9,7 @@ from pipeline.ledger import queries
 from pipeline.ledger.models import Publication, Registration
 from pipeline.runner import run_once
 from pipeline.runtime import Runtime
-from tests.scripted_model import ScriptedModel
+from tests.scripted_model import ScriptedModel, say, script, step_call
 
 
 def test_happy_path_publishes_verifies_and_registers(runtime: Runtime, model: ScriptedModel) -> None:
@@ -33,3 +33,16 @@ def test_second_run_takes_the_next_topic(runtime: Runtime) -> None:
     assert first.verdict == second.verdict == "success"
     with runtime.sessions() as s:
         assert s.scalar(select(func.count(func.distinct(Publication.topic_id)))) == 2
+
+
+def test_lone_surrogate_from_the_writer_fails_write_draft_without_crashing(runtime: Runtime, model: ScriptedModel) -> None:
+    """Model text with a lone surrogate is refused by write_draft as a tool failure; the run ends incomplete."""
+    model.writer = lambda request: "# Title\n\nBroken \ud800 text."
+    model.policy = script(step_call("pick_topic"), step_call("write_draft"), then=lambda request: say("I stop here."))
+    result = run_once(runtime)
+    assert (result.verdict, result.exit_code) == ("incomplete", 4)
+    with runtime.sessions() as s:
+        detail = queries.run_detail(s, result.run_id)
+    write = [c for c in detail["tool_calls"] if c["name"] == "write_draft"]
+    assert [(c["outcome"], c["reason"]) for c in write] == [("failed", "failed")]
+    assert "not valid UTF-8" in write[0]["detail"]
