@@ -46,3 +46,12 @@ def test_lone_surrogate_from_the_writer_fails_write_draft_without_crashing(runti
     write = [c for c in detail["tool_calls"] if c["name"] == "write_draft"]
     assert [(c["outcome"], c["reason"]) for c in write] == [("failed", "failed")]
     assert "not valid UTF-8" in write[0]["detail"]
+
+
+def test_lone_surrogate_in_an_agent_turn_is_escaped_not_a_crash(runtime: Runtime, model: ScriptedModel) -> None:
+    """A turn whose text has a lone surrogate is carried escaped ('\\ud800'); the run goes on to success."""
+    model.policy = script(step_call("pick_topic"), say("I published it \ud800."))
+    result = run_once(runtime)
+    assert (result.verdict, result.exit_code) == ("success", 0)
+    echoed = [m["content"] for m in model.requests[-1]["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert "I published it \\ud800." in echoed
