@@ -52,6 +52,8 @@ def write_doc(table: str, seconds: float) -> None:
         "model, then checks the exit code, the verdict, the ledger, and the posts WordPress really holds under the "
         "scenario's idempotency key (posts counts live ones; trashed posts are not counted). Settings: "
         "RETRY_MAX_ATTEMPTS=3, RETRY_MAX_WAIT=1, HTTP_TIMEOUT_SECONDS=5 (2 for the hung backend).\n\n"
+        "The fault scenarios kill php-fpm, stop MariaDB and set the fault plugin of the WordPress they use: "
+        "while someone else tests against the same instance, give the suite its own (WP_BASE, WP_PORT).\n\n"
         f"{table}\n\nTotal: {seconds:.0f} s.\n",
         encoding="utf-8",
     )

@@ -81,6 +81,7 @@ def retry_after_503_then_recovery(lab: Lab) -> None:
     lab.check([c["attempts"] for c in publish] == [2], f"publish attempts {[c['attempts'] for c in publish]}, expected [2]")
     waits = [e["wait"] for e in detail["events"] if e["kind"] == "tool_retry"]
     lab.check(waits == [1.0], f"retry waits {waits}, expected [1.0] (Retry-After 30 capped by RETRY_MAX_WAIT=1)")
+    lab.note(f"publish attempts {[c['attempts'] for c in publish]}, waited {waits} s")
     lab.expect_posts(live=1, registrations=1)
 
 
@@ -93,6 +94,7 @@ def exhausted(lab: Lab, status: str, **env: str) -> dict:
               f"first publish {first['reason']} after {first['attempts']} attempts, expected retry_exhausted "
               f"after {RETRY_MAX_ATTEMPTS}")
     lab.check(status in (first["detail"] or ""), f"publish detail {first['detail']!r} does not name {status}")
+    lab.note(f"{first['attempts']} attempts, {len(lookups(lab))} requests, {status}")
     lab.check(len(lookups(lab)) == RETRY_MAX_ATTEMPTS,
               f"{len(lookups(lab))} lookups in nginx's log, expected {RETRY_MAX_ATTEMPTS}")
     lab.expect_posts(live=0, registrations=0)
@@ -125,7 +127,8 @@ def hung_php_fpm_times_out_within_bound(lab: Lab) -> None:
     lab.check("timed out" in (first["detail"] or ""), f"publish detail {first['detail']!r} is not a timeout")
     bound = RETRY_MAX_ATTEMPTS * HUNG_TIMEOUT_SECONDS + (RETRY_MAX_ATTEMPTS - 1) * 1.0 + SLACK_SECONDS
     lab.check(first["latency_ms"] / 1000 <= bound, f"publish took {first['latency_ms']} ms, bound {bound} s")
-    lab.outcome.observed += f", publish gave up after {first['latency_ms'] / 1000:.1f} s (bound {bound:.0f} s)"
+    lab.note(f"{first['attempts']} timeouts, publish gave up after {first['latency_ms'] / 1000:.1f} s "
+             f"(bound {bound:.0f} s)")
     lab.wp.wait_healthy()
     lab.expect_posts(live=0, registrations=0)
 
@@ -137,6 +140,7 @@ def wrong_password_stops_at_first_401(lab: Lab) -> None:
     lab.check([c["attempts"] for c in publish] == [1], f"publish attempts {[c['attempts'] for c in publish]}, expected [1]")
     lab.check(len(lookups(lab)) == 1, f"{len(lookups(lab))} requests in nginx's log, expected 1")
     lab.check(lab.wp.app_password not in finished.stdout + finished.stderr, "the application password was printed")
+    lab.note(f"publish attempts {[c['attempts'] for c in publish]}, {len(lookups(lab))} request")
     lab.expect_posts(live=0, registrations=0)
 
 
@@ -150,6 +154,7 @@ def post_trashed_before_register(lab: Lab) -> None:
     lab.check(publication.head_status == 404 and publication.verified_at is None,
               f"publication HEAD {publication.head_status}, verified {publication.verified_at}")
     lab.check([c["outcome"] for c in calls_named(detail, "register")] == ["rejected"], "register was not refused")
+    lab.note(f"register refused, HEAD {publication.head_status}; post trashed")
     lab.expect_posts(live=0, registrations=0)
 
 
@@ -160,6 +165,7 @@ def link_outside_whitelist_is_never_requested(lab: Lab) -> None:
     publication = lab.publications()[0]
     lab.check(publication.head_status is None and publication.verified_at is None,
               f"publication HEAD {publication.head_status}, verified {publication.verified_at}")
+    lab.note(f"{len(heads(lab))} HEAD requests, register refused")
     lab.expect_posts(live=1, registrations=0)
 
 
@@ -186,7 +192,8 @@ def sigkill_between_publish_and_register(lab: Lab) -> None:
     lab.expect_run(finished, 0, "success")
     replayed = [c["result"].get("replayed") for c in calls_named(second, "publish")]
     lab.check(replayed == [True], f"second run's publish replayed={replayed}, expected [True]")
-    lab.outcome.observed = f"killed; rerun exit {finished.exit_code}, {second['verdict']}, publish replayed"
+    lab.outcome.observed = (f"run 1 killed ({first['status']}); run 2 exit {finished.exit_code}, {second['verdict']}, "
+                            f"publish replayed={replayed}")
     lab.expect_posts(live=1, registrations=1)
 
 
@@ -197,6 +204,7 @@ def publish_repeated_after_nudge(lab: Lab) -> None:
     outcomes = [c["outcome"] for c in calls_named(detail, "publish")]
     lab.check(outcomes == ["ok", "dedup"], f"publish outcomes {outcomes}, expected ['ok', 'dedup']")
     lab.check(len(detail["nudges"]) >= 1, "the model was not nudged")
+    lab.note(f"nudged ({', '.join(n['kind'] for n in detail['nudges'])}), publish {outcomes}")
     lab.expect_posts(live=1, registrations=1)
 
 

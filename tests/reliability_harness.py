@@ -148,6 +148,10 @@ class Lab:
         return [line for line in path.read_text(errors="replace").splitlines() if slug in line]
 
     # --- judging --------------------------------------------------------------------------
+    def note(self, observation: str) -> None:
+        """Add an observation to the table's 'observed' cell."""
+        self.outcome.observed += f"; {observation}"
+
     def check(self, holds: bool, failure: str) -> None:
         if not holds:
             self.outcome.failures.append(failure)

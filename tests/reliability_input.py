@@ -44,7 +44,8 @@ def refused(lab: Lab, body: str, tool: str, reason: str) -> None:
     details = [c["detail"] or "" for c in attempts]
     lab.check(bool(attempts) and all(c["outcome"] != "ok" for c in attempts), f"{tool} {details} was not refused")
     lab.check(all(reason in d for d in details), f"{tool} details {details} do not say {reason!r}")
-    lab.outcome.observed += f"; {tool}: {details[0][:48]}" if details else ""
+    if details:
+        lab.note(f"{tool}: {details[0][:60]}")
     lab.check(calls_named(detail, "publish") == [] or tool == "publish", "publish was called with refused text")
     lab.check(lookups(lab) == [], f"requests reached WordPress: {lookups(lab)}")
     lab.expect_posts(live=0, registrations=0)
@@ -57,6 +58,7 @@ def markup_is_published_escaped(lab: Lab) -> None:
     lab.check(not any(tag in stored for tag in ("<script", "<img", "<b>")), f"live markup stored: {stored!r}")
     page = httpx.get(post["link"]).text if post["link"] else ""
     lab.check("<script>alert(" not in page and "<img src=x" not in page, "the page serves the article's markup live")
+    lab.note(f"title stored as {post['title']['raw'][:48]}")
 
 
 def one_megabyte_body_is_published_whole(lab: Lab) -> None:
@@ -64,6 +66,7 @@ def one_megabyte_body_is_published_whole(lab: Lab) -> None:
     post = published(lab, "A long one", body)
     paragraphs = post["content"]["raw"].count("<p>")
     lab.check(paragraphs == 900, f"{paragraphs} paragraphs stored, expected 900")
+    lab.note(f"{len(body.encode()) // 1000} kB body, {paragraphs} paragraphs stored")
 
 
 def emoji_and_cjk_are_published_faithfully(lab: Lab) -> None:
@@ -71,6 +74,7 @@ def emoji_and_cjk_are_published_faithfully(lab: Lab) -> None:
     lab.check(post["title"]["raw"] == CJK_TITLE, f"title stored as {post['title']['raw']!r}")
     expected = "<p>日本語の段落です。🙂👍🏽</p>\n<p>한국어 문단 and 中文段落 ✅</p>"
     lab.check(post["content"]["raw"] == expected, f"content stored as {post['content']['raw']!r}")
+    lab.note(f"title stored as {post['title']['raw']}")
 
 
 def body_over_two_megabytes_is_refused(lab: Lab) -> None:

@@ -1,7 +1,9 @@
 """The reliability suite: `factline run` against the real test WordPress, one test per scenario.
 
 The scenarios live in tests/reliability_faults.py and tests/reliability_input.py and are shared with
-scripts/reliability.py, which prints them as a table and writes docs/reliability.md.
+scripts/reliability.py, which prints them as a table and writes docs/reliability.md. The fault
+scenarios kill php-fpm and stop MariaDB: when someone else uses the default WordPress at the same
+time, run these against your own instance (WP_BASE=/tmp/factline-wp-mine WP_PORT=8081).
 """
 
 from __future__ import annotations
