@@ -45,7 +45,7 @@ def refused(lab: Lab, body: str, tool: str, reason: str) -> None:
     lab.check(bool(attempts) and all(c["outcome"] != "ok" for c in attempts), f"{tool} {details} was not refused")
     lab.check(all(reason in d for d in details), f"{tool} details {details} do not say {reason!r}")
     if details:
-        lab.note(f"{tool}: {details[0][:60]}")
+        lab.note(f"{tool}: {details[0][:100]}")
     lab.check(calls_named(detail, "publish") == [] or tool == "publish", "publish was called with refused text")
     lab.check(lookups(lab) == [], f"requests reached WordPress: {lookups(lab)}")
     lab.expect_posts(live=0, registrations=0)
