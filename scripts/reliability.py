@@ -73,8 +73,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[{number}/{len(chosen)}] {scenario.name} ...", flush=True)
                 outcome = play(scenario, wp, Path(tmp) / scenario.name)
                 rows.append(row(scenario, outcome))
-                print(f"    {outcome.observed}; {outcome.posts} posts, {outcome.registrations} registrations; "
-                      f"{rows[-1][-1]} ({outcome.seconds:.1f} s in factline)", flush=True)
+                print(
+                    f"    {outcome.observed}; {outcome.posts} posts, {outcome.registrations} registrations; "
+                    f"{rows[-1][-1]} ({outcome.seconds:.1f} s in factline)",
+                    flush=True,
+                )
     finally:
         if not was_up:
             stop_wordpress(wp)

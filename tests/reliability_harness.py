@@ -67,21 +67,26 @@ class Lab:
     workdir: Path
     model: ScriptedModel
     topic: str
+    db_url: str
     outcome: Outcome = field(default_factory=Outcome)
-
-    @property
-    def db_url(self) -> str:
-        return f"sqlite:///{self.workdir}/ledger.db"
 
     # --- running factline -----------------------------------------------------------------
     def env(self, **overrides: str) -> dict[str, str]:
         """The environment of `factline run`: real WordPress, scripted model, short retries and timeouts."""
         values = {
-            "DATABASE_URL": self.db_url, "OPENAI_BASE_URL": self.model.base_url, "FACTLINE_MODEL": "scripted",
-            "PUBLISH_TARGET": "wordpress", "WORDPRESS_URL": self.wp.url, "WORDPRESS_USER": self.wp.user,
-            "WORDPRESS_APP_PASSWORD": self.wp.app_password, "PUBLISH_DOMAIN_WHITELIST": "127.0.0.1",
-            "RETRY_MAX_ATTEMPTS": str(RETRY_MAX_ATTEMPTS), "RETRY_BASE_DELAY": "0.05", "RETRY_MAX_WAIT": "1",
-            "HTTP_TIMEOUT_SECONDS": str(HTTP_TIMEOUT_SECONDS), "TOPICS_SOURCE": str(self.workdir / "topics.txt"),
+            "DATABASE_URL": self.db_url,
+            "OPENAI_BASE_URL": self.model.base_url,
+            "FACTLINE_MODEL": "scripted",
+            "PUBLISH_TARGET": "wordpress",
+            "WORDPRESS_URL": self.wp.url,
+            "WORDPRESS_USER": self.wp.user,
+            "WORDPRESS_APP_PASSWORD": self.wp.app_password,
+            "PUBLISH_DOMAIN_WHITELIST": "127.0.0.1",
+            "RETRY_MAX_ATTEMPTS": str(RETRY_MAX_ATTEMPTS),
+            "RETRY_BASE_DELAY": "0.05",
+            "RETRY_MAX_WAIT": "1",
+            "HTTP_TIMEOUT_SECONDS": str(HTTP_TIMEOUT_SECONDS),
+            "TOPICS_SOURCE": str(self.workdir / "topics.txt"),
             "LOG_LEVEL": "WARNING",
         }
         return {**os.environ, "PYTHONPATH": str(REPO), **values, **overrides}
@@ -89,8 +94,14 @@ class Lab:
     def start(self, policy: Policy = happy_path, **env: str) -> subprocess.Popen[str]:
         """Start `factline run` (cwd is the scenario's directory, so no .env is read)."""
         self.model.policy = policy
-        return subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run"], cwd=self.workdir, env=self.env(**env),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "pipeline.cli", "run"],
+            cwd=self.workdir,
+            env=self.env(**env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def run(self, policy: Policy = happy_path, timeout: float = 120.0, **env: str) -> Finished:
         """Run `factline run` to its end."""
@@ -160,8 +171,11 @@ class Lab:
         """Check the last run's exit code and verdict; record them as observed; return its detail."""
         detail = self.runs()[-1]
         self.outcome.observed = f"exit {finished.exit_code}, {detail['verdict']}"
-        self.check(finished.exit_code == exit_code, f"exit code {finished.exit_code}, expected {exit_code} "
-                   f"({detail['stop_reason']}: {(detail['error'] or '')[:200]})")
+        self.check(
+            finished.exit_code == exit_code,
+            f"exit code {finished.exit_code}, expected {exit_code} "
+            f"({detail['stop_reason']}: {(detail['error'] or '')[:200]})",
+        )
         self.check(detail["verdict"] == verdict, f"verdict {detail['verdict']}, expected {verdict}")
         return detail
 
@@ -174,8 +188,10 @@ class Lab:
         self.outcome.posts = len(self.live_posts())
         self.outcome.registrations = self.count_registrations()
         self.check(self.outcome.posts == live, f"{self.outcome.posts} live posts in WordPress, expected {live}")
-        self.check(self.outcome.registrations == registrations,
-                   f"{self.outcome.registrations} registrations, expected {registrations}")
+        self.check(
+            self.outcome.registrations == registrations,
+            f"{self.outcome.registrations} registrations, expected {registrations}",
+        )
 
 
 def calls_named(detail: dict[str, Any], name: str) -> list[dict[str, Any]]:
@@ -183,15 +199,18 @@ def calls_named(detail: dict[str, Any], name: str) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def open_lab(wp: WordPress, workdir: Path, scenario: str) -> Iterator[Lab]:
-    """A lab with a topic of its own; WordPress is restored (faults cleared, servers up) before and after."""
+def open_lab(wp: WordPress, workdir: Path, scenario: str, db_url: str | None = None) -> Iterator[Lab]:
+    """A lab with a topic of its own and a fresh ledger (``db_url``, or SQLite in ``workdir``).
+
+    WordPress is restored (faults cleared, servers up) before and after.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     topic = f"Reliability {scenario} {uuid.uuid4().hex[:8]}"
     (workdir / "topics.txt").write_text(topic + "\n", encoding="utf-8")
     wp.restore()
     try:
         with ScriptedModel(writer=default_writer) as model:
-            yield Lab(wp, workdir, model, topic)
+            yield Lab(wp, workdir, model, topic, db_url or f"sqlite:///{workdir}/ledger.db")
     finally:
         wp.restore()
 
@@ -205,8 +224,8 @@ class Scenario:
     play: Callable[[Lab], None]
 
 
-def play(scenario: Scenario, wp: WordPress, workdir: Path) -> Outcome:
-    """Play ``scenario`` in a fresh lab under ``workdir``; return what it observed."""
-    with open_lab(wp, workdir, scenario.name) as lab:
+def play(scenario: Scenario, wp: WordPress, workdir: Path, db_url: str | None = None) -> Outcome:
+    """Play ``scenario`` in a fresh lab under ``workdir`` (ledger at ``db_url`` if given); return what it observed."""
+    with open_lab(wp, workdir, scenario.name, db_url) as lab:
         scenario.play(lab)
         return lab.outcome

@@ -54,7 +54,9 @@ def refused(lab: Lab, body: str, tool: str, reason: str) -> None:
 def markup_is_published_escaped(lab: Lab) -> None:
     post = published(lab, MARKUP_TITLE, MARKUP_BODY)
     stored = post["title"]["raw"] + post["content"]["raw"]
-    lab.check(post["title"]["raw"] == html.escape(MARKUP_TITLE, quote=False), f"title stored as {post['title']['raw']!r}")
+    lab.check(
+        post["title"]["raw"] == html.escape(MARKUP_TITLE, quote=False), f"title stored as {post['title']['raw']!r}"
+    )
     lab.check(not any(tag in stored for tag in ("<script", "<img", "<b>")), f"live markup stored: {stored!r}")
     page = httpx.get(post["link"]).text if post["link"] else ""
     lab.check("<script>alert(" not in page and "<img src=x" not in page, "the page serves the article's markup live")
@@ -91,14 +93,29 @@ def lone_surrogates_are_refused(lab: Lab) -> None:
 
 SCENARIOS = [
     Scenario("markup_is_published_escaped", "exit 0, success; stored escaped", markup_is_published_escaped),
-    Scenario("one_megabyte_body_is_published_whole", "exit 0, success; 900 paragraphs stored",
-             one_megabyte_body_is_published_whole),
-    Scenario("emoji_and_cjk_are_published_faithfully", "exit 0, success; text unchanged",
-             emoji_and_cjk_are_published_faithfully),
-    Scenario("body_over_two_megabytes_is_refused", "exit 4, incomplete; publish refuses, no request",
-             body_over_two_megabytes_is_refused),
-    Scenario("control_characters_are_refused", "exit 4, incomplete; publish refuses, no request",
-             control_characters_are_refused),
-    Scenario("lone_surrogates_are_refused", "exit 4, incomplete; write_draft refuses, no request",
-             lone_surrogates_are_refused),
+    Scenario(
+        "one_megabyte_body_is_published_whole",
+        "exit 0, success; 900 paragraphs stored",
+        one_megabyte_body_is_published_whole,
+    ),
+    Scenario(
+        "emoji_and_cjk_are_published_faithfully",
+        "exit 0, success; text unchanged",
+        emoji_and_cjk_are_published_faithfully,
+    ),
+    Scenario(
+        "body_over_two_megabytes_is_refused",
+        "exit 4, incomplete; publish refuses, no request",
+        body_over_two_megabytes_is_refused,
+    ),
+    Scenario(
+        "control_characters_are_refused",
+        "exit 4, incomplete; publish refuses, no request",
+        control_characters_are_refused,
+    ),
+    Scenario(
+        "lone_surrogates_are_refused",
+        "exit 4, incomplete; write_draft refuses, no request",
+        lone_surrogates_are_refused,
+    ),
 ]

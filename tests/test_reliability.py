@@ -3,7 +3,8 @@
 The scenarios live in tests/reliability_faults.py and tests/reliability_input.py and are shared with
 scripts/reliability.py, which prints them as a table and writes docs/reliability.md. The fault
 scenarios kill php-fpm and stop MariaDB: when someone else uses the default WordPress at the same
-time, run these against your own instance (WP_BASE=/tmp/factline-wp-mine WP_PORT=8081).
+time, run these against your own instance (WP_BASE=/tmp/factline-wp-mine WP_PORT=8081). The ledger is
+SQLite; the SIGKILL scenario, where the ledger's durability matters, runs on PostgreSQL too.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from tests.reliability_scenarios import SCENARIOS, play
 from tests.wordpress import WordPress, wordpress, wp  # noqa: F401  (pytest fixtures)
 
 
-def check(name: str, wp: WordPress, tmp_path: Path) -> None:
-    outcome = play(SCENARIOS[name], wp, tmp_path / name)
+def check(name: str, wp: WordPress, tmp_path: Path, db_url: str | None = None) -> None:
+    outcome = play(SCENARIOS[name], wp, tmp_path / name, db_url)
     assert outcome.failures == [], f"{name}: observed {outcome.observed}"
 
 
@@ -59,9 +60,11 @@ def test_link_outside_the_whitelist_is_never_requested(wp: WordPress, tmp_path: 
     check("link_outside_whitelist_is_never_requested", wp, tmp_path)
 
 
-def test_sigkill_between_publish_and_register_then_rerun_leaves_one_post(wp: WordPress, tmp_path: Path) -> None:
+def test_sigkill_between_publish_and_register_then_rerun_leaves_one_post(
+    wp: WordPress, tmp_path: Path, db_url: str
+) -> None:
     """factline SIGKILLed before register, then run again: run 1 interrupted, one post, one registration."""
-    check("sigkill_between_publish_and_register", wp, tmp_path)
+    check("sigkill_between_publish_and_register", wp, tmp_path, db_url)
 
 
 def test_publish_is_not_repeated_after_nudge(wp: WordPress, tmp_path: Path) -> None:
