@@ -7,18 +7,29 @@ and only then is the article posted.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from pydantic import Field
 
 from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
 from capabilities.errors import ToolRejected
-from capabilities.records import Article, DraftVersionRecord, PublicationRecord
+from capabilities.records import Article, DraftVersionRecord, PublicationRecord, TopicRecord
 from capabilities.verify import head_check
 
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = 2_000_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def publication_key(target: str, topic: TopicRecord) -> str:
+    """The idempotency key of a topic on a target: the ledger's topic id and a digest of its title.
+
+    The title digest matters: topic ids are only unique within one ledger, and a fresh ledger (a new
+    database, another environment) against the same site must not take another topic's post for its own.
+    """
+    digest = hashlib.sha256(topic.title.encode("utf-8")).hexdigest()[:16]
+    return f"publish:{target}:topic-{topic.id}-{digest}"
 
 
 class PublishArgs(StrictArgs):
@@ -61,7 +72,9 @@ class Publish(Capability[PublishArgs]):
         check_publishable(version.title, version.body)
 
     def idempotency_key(self, ctx: CapabilityContext, args: PublishArgs) -> str:
-        return f"publish:{ctx.target.name}:topic-{self._version(ctx, args).topic_id}"
+        topic = ctx.store.topic(self._version(ctx, args).topic_id)
+        assert topic is not None  # a draft version always belongs to a topic
+        return publication_key(ctx.target.name, topic)
 
     def execute(self, ctx: CapabilityContext, args: PublishArgs) -> ToolResult:
         version = self._version(ctx, args)

@@ -19,7 +19,15 @@ class WriteDraftArgs(StrictArgs):
 
 
 def split_title(text: str) -> tuple[str, str]:
-    """First non-empty line (without leading '#') is the title; the rest is the body."""
+    """First non-empty line (without leading '#') is the title; the rest is the body.
+
+    Text that is not valid Unicode (a lone surrogate from the model's JSON) is refused here, where it
+    enters: no ledger or platform can store it.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ToolFailed(f"the model's text is not valid UTF-8 (lone surrogate at {exc.start}); write it again") from None
     lines = text.strip().splitlines()
     if not lines:
         raise ToolFailed("the model returned an empty draft")

@@ -30,6 +30,16 @@ from pipeline.gateway.retry import OnRetry, RetryExhausted, RetryPolicy, call_wi
 FINISH = "finish"
 
 
+def visible(text: str) -> str:
+    """``text`` with lone surrogates (valid JSON escapes, invalid Unicode) escaped as ``\\ud800``.
+
+    A model can send them; no database stores them and the SDK cannot send them back in the next
+    request, so an agent turn carries them visibly escaped. (Plain completions are left as they are:
+    write_draft refuses such an article instead of altering it.)
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class LLMError(Exception):
     """Base of the endpoint's errors."""
 
@@ -192,17 +202,19 @@ class ChatModel:
 
     def _native_turn(self, message: Any, tokens: int) -> Turn:
         calls = [
-            ToolCallRequest(c.id, c.function.name, c.function.arguments or "")
+            ToolCallRequest(c.id, visible(c.function.name), visible(c.function.arguments or ""))
             for c in (message.tool_calls or []) if getattr(c, "function", None) is not None
         ]
-        history: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
+        text = visible(message.content or "")
+        history: dict[str, Any] = {"role": "assistant", "content": text}
         if calls:
             history["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
             ]
-        return Turn(message.content or "", calls, tokens, history)
+        return Turn(text, calls, tokens, history)
 
     def _constrained_turn(self, content: str, tokens: int) -> Turn:
+        content = visible(content)
         history = {"role": "assistant", "content": content}
         try:
             data = json.loads(content)
@@ -211,9 +223,10 @@ class ChatModel:
             return Turn(content, [], tokens, history)  # not a call: the guard reads it as text
         if name == FINISH:
             message = arguments.get("message", "") if isinstance(arguments, dict) else str(arguments)
-            return Turn(str(message), [], tokens, history)
+            return Turn(visible(str(message)), [], tokens, history)
         self._calls += 1
-        call = ToolCallRequest(f"call_{self._calls}", str(name), json.dumps(arguments, ensure_ascii=False))
+        call = ToolCallRequest(f"call_{self._calls}", visible(str(name)),
+                               visible(json.dumps(arguments, ensure_ascii=False)))
         return Turn("", [call], tokens, history)
 
     def tool_result_message(self, call: ToolCallRequest, content: str) -> dict[str, Any]:

@@ -182,10 +182,11 @@ def test_timeouts_past_the_cap_escalate_as_unavailable_then_stop(make_gateway, f
 
 @pytest.mark.parametrize("status", [404, 409])
 def test_not_retryable_status_fails_without_retry(make_gateway, fake_sleep: FakeSleep, status: int) -> None:
-    """404 and 409 are not retried."""
+    """404 and 409 are not retried: one request, one attempt on the ledger row."""
     gateway, seen = make_gateway(lambda r: httpx.Response(status))
     assert dispatch(gateway, "fetch", {"path": "a"})["error"] == "failed"
     assert len(seen) == 1 and fake_sleep.waits == []
+    assert rows(gateway)[0].attempts == 1
 
 
 def test_argument_errors_get_one_correction_then_fail(make_gateway) -> None:
@@ -199,11 +200,12 @@ def test_argument_errors_get_one_correction_then_fail(make_gateway) -> None:
 
 @pytest.mark.parametrize("status", [401, 403])
 def test_auth_failure_stops_at_once_without_retry(make_gateway, fake_sleep: FakeSleep, status: int) -> None:
-    """401/403: StopRun auth_failed after one request."""
+    """401/403: StopRun auth_failed after one request, and the ledger row says one attempt."""
     gateway, seen = make_gateway(lambda r: httpx.Response(status))
     with pytest.raises(StopRun) as stop:
         dispatch(gateway, "fetch", {"path": "a"})
     assert stop.value.verdict == "auth_failed" and len(seen) == 1 and fake_sleep.waits == []
+    assert rows(gateway)[0].attempts == 1
 
 
 def test_identical_call_is_answered_from_the_ledger_not_executed(make_gateway) -> None:

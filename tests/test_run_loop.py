@@ -79,3 +79,25 @@ def test_secrets_never_reach_the_ledger(runtime: Runtime) -> None:
         dump = " ".join(str(row) for table in ("runs", "tool_calls", "run_events", "claims", "nudges")
                         for row in s.execute(text(f"SELECT * FROM {table}")))
     assert secret not in dump
+
+
+def test_lone_surrogate_from_the_writer_fails_write_draft_without_crashing(runtime: Runtime, model: ScriptedModel) -> None:
+    """Model text with a lone surrogate is refused by write_draft as a tool failure; the run ends incomplete."""
+    model.writer = lambda request: "# Title\n\nBroken \ud800 text."
+    model.policy = script(step_call("pick_topic"), step_call("write_draft"), then=lambda request: say("I stop here."))
+    result = run_once(runtime)
+    assert (result.verdict, result.exit_code) == ("incomplete", 4)
+    with runtime.sessions() as s:
+        detail = queries.run_detail(s, result.run_id)
+    write = [c for c in detail["tool_calls"] if c["name"] == "write_draft"]
+    assert [(c["outcome"], c["reason"]) for c in write] == [("failed", "failed")]
+    assert "not valid UTF-8" in write[0]["detail"]
+
+
+def test_lone_surrogate_in_an_agent_turn_is_escaped_not_a_crash(runtime: Runtime, model: ScriptedModel) -> None:
+    """A turn whose text has a lone surrogate is carried escaped ('\\ud800'); the run goes on to success."""
+    model.policy = script(step_call("pick_topic"), say("I published it \ud800."))
+    result = run_once(runtime)
+    assert (result.verdict, result.exit_code) == ("success", 0)
+    echoed = [m["content"] for m in model.requests[-1]["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert "I published it \\ud800." in echoed

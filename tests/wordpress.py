@@ -149,28 +149,44 @@ def _read_env(path: Path) -> dict[str, str]:
     return values
 
 
-@pytest.fixture(scope="session")
-def wordpress() -> Iterator[WordPress]:
-    """The test WordPress, brought up once per session by scripts/wordpress/wp-up.sh."""
-    if os.environ.get("FACTLINE_SKIP_WORDPRESS") == "1":
-        pytest.skip("FACTLINE_SKIP_WORDPRESS=1: the real-WordPress tests are switched off")
+def start_wordpress() -> tuple[WordPress, bool]:
+    """Bring the test WordPress up with scripts/wordpress/wp-up.sh; (site, whether it was already up).
+
+    Raises RuntimeError with wp-up.sh's stderr when it cannot.
+    """
     env = {**os.environ, "WP_BASE": os.environ.get("WP_BASE", "/tmp/factline-wp"),
            "WP_PORT": os.environ.get("WP_PORT", "8080")}
     base = Path(env["WP_BASE"])
     status = subprocess.run([str(SCRIPTS / "wp-ctl.sh"), "status"], env=env, capture_output=True, text=True)
     was_up = status.returncode == 0 and status.stdout.count(" up (") == 3
-    started = time.monotonic()
     up = subprocess.run([str(SCRIPTS / "wp-up.sh")], env=env, capture_output=True, text=True, timeout=900)
     if up.returncode != 0:
-        pytest.fail(f"scripts/wordpress/wp-up.sh failed ({up.returncode}); stderr:\n{up.stderr[-3000:]}",
-                    pytrace=False)
+        raise RuntimeError(f"scripts/wordpress/wp-up.sh failed ({up.returncode}); stderr:\n{up.stderr[-3000:]}")
     values = _read_env(base / "env")
     site = WordPress(url=values["WORDPRESS_URL"], user=values["WORDPRESS_USER"],
                      app_password=values["WORDPRESS_APP_PASSWORD"], base=base, env=env)
+    return site, was_up
+
+
+def stop_wordpress(site: WordPress) -> None:
+    """Stop the servers of the test WordPress (scripts/wordpress/wp-down.sh)."""
+    subprocess.run([str(SCRIPTS / "wp-down.sh")], env=site.env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def wordpress() -> Iterator[WordPress]:
+    """The test WordPress, brought up once per session by scripts/wordpress/wp-up.sh."""
+    if os.environ.get("FACTLINE_SKIP_WORDPRESS") == "1":
+        pytest.skip("FACTLINE_SKIP_WORDPRESS=1: the real-WordPress tests are switched off")
+    started = time.monotonic()
+    try:
+        site, was_up = start_wordpress()
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
     print(f"\nwordpress: up at {site.url} in {time.monotonic() - started:.1f} s (already running: {was_up})")
     yield site
     if not was_up and os.environ.get("FACTLINE_WP_KEEP") != "1":
-        subprocess.run([str(SCRIPTS / "wp-down.sh")], env=env, capture_output=True, text=True, timeout=120)
+        stop_wordpress(site)
 
 
 @pytest.fixture

@@ -100,10 +100,12 @@ class Gateway:
     def _execute(self, turn: int, call: ToolCallRequest, capability: Capability, args: Any, print_: str,
                  log: Any) -> ToolOutcome:
         keys: list[str | None] = [None]
+        tries = [0]  # executions started: what the ledger's attempts records on every path
 
         def attempt() -> ToolResult:
             capability.validate(self.ctx, args)
             keys[0] = capability.idempotency_key(self.ctx, args)
+            tries[0] += 1
             return capability.execute(self.ctx, args)
 
         def on_retry(attempt_no: int, wait: float, exc: Retryable) -> None:
@@ -116,15 +118,18 @@ class Gateway:
             result, attempts = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
         except ToolRejected as exc:
             reason = "hallucinated_argument" if exc.hallucinated_argument else "validation"
-            return self._reply(turn, call, "rejected", reason, _error("validation", exc.detail), log, started=started)
+            return self._reply(turn, call, "rejected", reason, _error("validation", exc.detail), log, started=started,
+                               attempts=tries[0])
         except ArgumentsRejected as exc:
             count = self.argument_rejections[capability.name] = self.argument_rejections.get(capability.name, 0) + 1
             if count == 1:
                 error = _error("arguments", exc.detail, hint="correct the arguments once; a second refusal is final")
-                return self._reply(turn, call, "failed", "arguments", error, log, started=started)
-            return self._reply(turn, call, "failed", "arguments_final", _error("failed", exc.detail), log, started=started)
+                return self._reply(turn, call, "failed", "arguments", error, log, started=started, attempts=tries[0])
+            return self._reply(turn, call, "failed", "arguments_final", _error("failed", exc.detail), log,
+                               started=started, attempts=tries[0])
         except ToolFailed as exc:
-            return self._reply(turn, call, "failed", "failed", _error("failed", exc.detail), log, started=started)
+            return self._reply(turn, call, "failed", "failed", _error("failed", exc.detail), log, started=started,
+                               attempts=tries[0])
         except RetryExhausted as exc:
             self.unavailable.add(capability.name)
             self.journal.event("escalation", tool=call.name, attempts=exc.attempts, detail=exc.last.detail)
@@ -132,11 +137,12 @@ class Gateway:
             return self._reply(turn, call, "failed", "retry_exhausted", error, log, started=started,
                                attempts=exc.attempts)
         except AuthFailed as exc:
-            self._record(turn, call, "failed", "auth", detail=exc.detail, started=started, error_class="AuthFailed")
+            self._record(turn, call, "failed", "auth", detail=exc.detail, started=started, error_class="AuthFailed",
+                         attempts=tries[0])
             raise StopRun("auth_failed", "auth", exc.detail) from exc
         except Exception as exc:  # a bug in a capability: record it and stop, never hide it
             self._record(turn, call, "failed", "internal", detail=str(exc)[:500], started=started,
-                         error_class=exc.__class__.__name__)
+                         error_class=exc.__class__.__name__, attempts=tries[0])
             log.exception("tool.crashed")
             raise StopRun("error", "internal", f"{call.name} raised {exc.__class__.__name__}: {exc}") from exc
         content = result.payload
