@@ -87,7 +87,7 @@ def cmd_daemon(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_report(settings: Settings, args: argparse.Namespace) -> int:
     tz = time_zone(settings.schedule_timezone)
-    sessions = open_ledger(settings)
+    sessions = open_ledger(settings.database_url)
     with sessions() as s:
         print(format_day(day_ledger(s, args.day, tz)))
     return 0
