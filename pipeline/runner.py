@@ -33,14 +33,17 @@ from pipeline.ledger.store import LedgerStore
 from pipeline.model import ChatModel, LLMAuthFailed, LLMRequestFailed, LLMUnavailable, Turn
 from pipeline.runtime import Runtime
 
-SYSTEM_PROMPT = (
-    "You run factline's content pipeline by calling tools. The steps, in order: "
-    "pick_topic -> write_draft(topic_id, angle null) -> humanize(draft_id) -> publish(version_id of the humanized "
-    "version) -> register(publication_id) -> report. Pass the ids that earlier tool results returned. "
-    "Only tool calls do anything: never state a result that a tool has not returned to you. "
-    "After report has returned, answer with one short sentence and call no more tools."
-)
-USER_PROMPT = "Run today's pipeline."
+SYSTEM_PROMPT = """You are factline's pipeline agent. Every step is a tool call; text does nothing.
+Make exactly these calls, one per answer, in this order:
+1. pick_topic()
+2. write_draft(topic_id from the pick_topic result, angle null)
+3. humanize(draft_id from the write_draft result)
+4. publish(version_id from the humanize result)
+5. register(publication_id from the publish result)
+6. report()
+Use only ids that tool results gave you. Never state a result that a tool has not returned.
+Only after report has returned, answer with one short sentence and call no more tools."""
+USER_PROMPT = "Run today's pipeline, starting with step 1."
 
 
 class TickAlreadyClaimed(PipelineError):
