@@ -75,6 +75,13 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
+    # probe suite (factline probe): concurrency, a per-run token cap, and the --gate thresholds
+    probe_concurrency: int = Field(2, ge=1, le=64)
+    probe_max_tokens: int = Field(3_000_000, ge=1)
+    probe_gate_unknown_tool: float = Field(0.05, ge=0, le=1)
+    probe_gate_shadow_call: float = Field(0.10, ge=0, le=1)
+    probe_gate_hallucinated_argument: float = Field(0.20, ge=0, le=1)
+
     @field_validator("publish_domain_whitelist", mode="before")
     @classmethod
     def _split_hosts(cls, value: object) -> object:
