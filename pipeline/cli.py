@@ -16,6 +16,7 @@ from loguru import logger
 from config import ConfigError, Settings, load_settings
 from pipeline import logs
 from pipeline.ledger import queries
+from pipeline.probe.cli import add_subcommands as add_probe_subcommands
 from pipeline.runner import run_once
 from pipeline.runtime import open_ledger, open_runtime
 
@@ -96,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="ledger maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("upgrade", help="apply migrations").set_defaults(handler=cmd_db_upgrade)
+
+    add_probe_subcommands(sub)
     return parser
 
 
