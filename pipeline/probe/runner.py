@@ -16,11 +16,13 @@ is marked ``interrupted`` and resumes on the next invocation with the same key.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +57,8 @@ class Suite:
 
     ``catalog_version`` is factline's CATALOG_VERSION whenever factline's probes are included (the
     catalog whose changes the gate watches); for BFCL alone it is the hash of every tool schema in
-    the BFCL probes. ``suite_version`` is the hash of every probe of the source, limit-independent.
+    the BFCL probes. ``suite_version`` hashes the factline probes as built and the SHA-256 of the
+BFCL probe file: it changes when a task, a lookalike or the committed file changes, never with --limit.
     """
 
     source: str
@@ -77,18 +80,22 @@ class RunOutcome:
     recorded: int  # answers this invocation added to the run
 
 
+@cache
+def _bfcl() -> tuple[tuple[Probe, ...], str, str]:
+    """The committed BFCL probes, the hash of their file, and the hash of their tool schemas (read once)."""
+    raw = BFCL_FILE.read_bytes()
+    probes = tuple(Probe.from_dict(json.loads(line)) for line in raw.decode("utf-8").splitlines() if line.strip())
+    return probes, hashlib.sha256(raw).hexdigest()[:12], version_of([p.tools for p in probes])
+
+
 def load_suite(source: str) -> Suite:
     """factline's catalog probes, the committed BFCL probes, or both (factline first)."""
     if source not in SOURCES:
         raise ValueError(f"probe source must be one of {SOURCES}, not {source!r}")
     factline = build_catalog_probes([c.tool_schema() for c in CATALOG.values()]) if source != "bfcl" else []
-    bfcl = []
-    if source != "factline":
-        with BFCL_FILE.open(encoding="utf-8") as lines:
-            bfcl = [Probe.from_dict(json.loads(line)) for line in lines if line.strip()]
-    probes = factline + bfcl
-    catalog = CATALOG_VERSION if factline else version_of([p.tools for p in bfcl])
-    return Suite(source, probes, catalog, version_of([p.to_dict() for p in probes]))
+    bfcl, bfcl_file, bfcl_tools = _bfcl() if source != "factline" else ((), "", "")
+    suite = version_of({"factline": [p.to_dict() for p in factline], "bfcl": bfcl_file})
+    return Suite(source, [*factline, *bfcl], CATALOG_VERSION if factline else bfcl_tools, suite)
 
 
 def select(probes: list[Probe], limit: int | None) -> list[Probe]:
