@@ -95,7 +95,7 @@ def test_lookalike_picking_model_has_shadow_call_rate_one(sqlite_settings, model
     model.policy = picks_lookalike
     code, result = run_probe(sqlite_settings, capsys, "--source", "factline")
     shadow = result["rates"]["shadow_call"]
-    assert (shadow["rate"], shadow["count"], shadow["total"]) == (1.0, 6, 6)
+    assert code == 0 and (shadow["rate"], shadow["count"], shadow["total"]) == (1.0, 6, 6)
     assert result["rates"]["unknown_tool"]["count"] == 0
 
 
@@ -104,7 +104,7 @@ def test_filling_model_has_hallucinated_argument_rate_one(sqlite_settings, model
     model.policy = fills_everything
     code, result = run_probe(sqlite_settings, capsys, "--limit", "2")
     figure = result["rates"]["hallucinated_argument"]
-    assert (figure["rate"], figure["count"], figure["total"]) == (1.0, 4, 4)
+    assert code == 0 and (figure["rate"], figure["count"], figure["total"]) == (1.0, 4, 4)
     assert result["rates"]["unknown_tool"]["count"] == 0
 
 
@@ -112,7 +112,7 @@ def test_overclaimed_prompt_delta_is_measured(sqlite_settings, model, capsys):
     """A model that invents only when the prompt overclaims has delta 1.0: matched 0, overclaimed 1."""
     model.policy = invents_when_told
     code, result = run_probe(sqlite_settings, capsys, "--limit", "2")
-    assert result["overclaim"]["matched"]["count"] == 0
+    assert code == 0 and result["overclaim"]["matched"]["count"] == 0
     assert result["overclaim"]["overclaimed"]["count"] == result["overclaim"]["overclaimed"]["total"] == 4
     assert result["overclaim_delta"] == 1.0
     assert result["rates"]["unknown_tool"]["count"] == 0  # rates come from the matched prompt
@@ -161,7 +161,7 @@ def test_token_cap_stops_the_run(sqlite_settings, model, capsys):
     settings = sqlite_settings.model_copy(update={"probe_concurrency": 1, "probe_max_tokens": 140})
     model.policy = refuses
     code, result = run_probe(settings, capsys, "--limit", "2")
-    assert result["status"] == "capped" and result["answers"] == 2 and len(model.requests) == 2
+    assert code == 0 and result["status"] == "capped" and result["answers"] == 2 and len(model.requests) == 2
 
 
 def test_constrained_mode_sends_the_strict_schema_and_scores_its_json(model, tmp_path, capsys):
@@ -171,7 +171,7 @@ def test_constrained_mode_sends_the_strict_schema_and_scores_its_json(model, tmp
     code, result = run_probe(settings, capsys, "--limit", "1", "--source", "factline")
     body = model.requests[0]
     assert "tools" not in body and body["response_format"]["json_schema"]["strict"] is True
-    assert result["mode"] == "constrained" and result["rates"]["unknown_tool"]["rate"] == 1.0
+    assert code == 0 and result["mode"] == "constrained" and result["rates"]["unknown_tool"]["rate"] == 1.0
 
 
 def test_report_writes_self_contained_svg_page(probe_settings, model, capsys, tmp_path):
@@ -185,3 +185,16 @@ def test_report_writes_self_contained_svg_page(probe_settings, model, capsys, tm
     assert "scripted" in table and "1.000" in table
     assert page.count("<svg") == 3 and "<script" not in page and "http" not in page.replace(
         'xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def test_refused_requests_are_stored_as_errors_and_not_resent(sqlite_settings, model, capsys):
+    """An HTTP 400 on a probe is kept as an error answer, left out of the rates and not asked again."""
+    def rejects_decoys(request: Request) -> Reply:
+        return fail(400) if len(request.body["tools"]) == 5 else refuses(request)
+
+    model.policy = rejects_decoys
+    code, result = run_probe(sqlite_settings, capsys, "--source", "factline", "--limit", "1")
+    assert code == 0 and result["errors"] == 2 and result["rates"]["unknown_tool"]["total"] == 2
+    model.requests.clear()
+    assert run_probe(sqlite_settings, capsys, "--source", "factline", "--limit", "1")[0] == 0
+    assert model.requests == []

@@ -54,7 +54,7 @@ def format_table(rows: list[TrendRow]) -> str:
                       key.prompt_version, key.catalog_version, key.suite_version, run.status,
                       *(_cell(row.rates[name]) for name in GATED)])
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in lines)
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in lines)
 
 
 _W, _H, _LEFT, _RIGHT, _TOP, _BOTTOM = 760, 240, 56, 16, 16, 40
@@ -81,11 +81,13 @@ def _chart(rows: list[TrendRow], name: str) -> str:
              f'aria-label="{escape(name)} rate by version">']
     for tick in range(5):
         value = top * tick / 4
-        parts.append(f'<line x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y(value):.1f}" y2="{y(value):.1f}" stroke="#ddd"/>'
-                     f'<text x="{_LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end" font-size="11">{value:.3g}</text>')
+        at = y(value)
+        parts.append(f'<line x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{at:.1f}" y2="{at:.1f}" stroke="#ddd"/>'
+                     f'<text x="{_LEFT - 6}" y="{at + 4:.1f}" text-anchor="end" font-size="11">{value:.3g}</text>')
     for i, row in enumerate(rows):
         x = _LEFT + step * (i + 0.5)
-        parts.append(f'<text x="{x:.1f}" y="{_H - _BOTTOM + 16}" text-anchor="middle" font-size="11">r{row.run.id}</text>')
+        parts.append(f'<text x="{x:.1f}" y="{_H - _BOTTOM + 16}" text-anchor="middle" '
+                     f'font-size="11">r{row.run.id}</text>')
         figure = row.rates[name]
         if not figure["total"]:
             continue
