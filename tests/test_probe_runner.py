@@ -156,12 +156,14 @@ def test_fresh_starts_a_new_run(probe_settings, model, capsys):
     assert second["run_id"] != first["run_id"] and len(model.requests) == 2 * sent
 
 
-def test_token_cap_stops_the_run(sqlite_settings, model, capsys):
-    """With PROBE_MAX_TOKENS below two answers' tokens (70 each) the run stops as capped after two."""
+def test_token_cap_stops_the_run_and_the_next_invocation_continues(sqlite_settings, model, capsys):
+    """At PROBE_MAX_TOKENS = two answers (70 tokens each) an invocation stops as capped; the next one goes on."""
     settings = sqlite_settings.model_copy(update={"probe_concurrency": 1, "probe_max_tokens": 140})
     model.policy = refuses
     code, result = run_probe(settings, capsys, "--limit", "2")
     assert code == 0 and result["status"] == "capped" and result["answers"] == 2 and len(model.requests) == 2
+    _, again = run_probe(settings, capsys, "--limit", "2")
+    assert again["run_id"] == result["run_id"] and again["answers"] == 4 and len(model.requests) == 4
 
 
 def test_constrained_mode_sends_the_strict_schema_and_scores_its_json(model, tmp_path, capsys):

@@ -181,14 +181,15 @@ def run_suite(
 ) -> RunOutcome:
     """Ask every job the run (found by key) has not answered yet, recording each answer as it arrives.
 
-    Stops sending once the run's tokens reach ``max_tokens`` (status ``capped``). On an endpoint
+    Stops sending once this invocation's tokens reach ``max_tokens`` (status ``capped``; the next
+    invocation continues where it stopped). On an endpoint
     failure or Ctrl-C the run is marked ``interrupted`` and the exception propagates.
     """
     with sessions.begin() as s:
         run = open_run(s, key, fresh=fresh)
         done = answered(s, run.id)
-    pending = iter([j for j in todo if (j.probe.id, j.variant) not in done])
-    total, tokens, recorded = sum(1 for j in todo if (j.probe.id, j.variant) not in done), run.tokens, 0
+    remaining = [j for j in todo if (j.probe.id, j.variant) not in done]
+    pending, total, tokens, recorded = iter(remaining), len(remaining), 0, 0
     futures: dict[Future[StoredAnswer], Job] = {}
     status = "finished"
     progress(0, total)
