@@ -1,4 +1,8 @@
-"""A one-line progress bar on stderr: count/total, rate and ETA, redrawn at most a few times a second."""
+"""A one-line progress bar on stderr: count/total, rate and ETA, redrawn at most a few times a second.
+
+When the stream is not a terminal (CI logs) it writes a plain line at most every ``log_interval``
+seconds instead of redrawing in place, so logs get a few lines rather than one endless one.
+"""
 
 from __future__ import annotations
 
@@ -19,9 +23,11 @@ def _duration(seconds: float) -> str:
 class Progress:
     """Callable as ``progress(done, total)``; ``close()`` ends the line."""
 
-    def __init__(self, label: str, stream: TextIO = sys.stderr, interval: float = 0.25,
+    def __init__(self, label: str, stream: TextIO = sys.stderr, interval: float = 0.25, log_interval: float = 10.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.label, self.stream, self.interval, self.clock = label, stream, interval, clock
+        self.tty = stream.isatty()
+        self.label, self.stream, self.clock = label, stream, clock
+        self.interval = interval if self.tty else log_interval
         self.started = clock()
         self.drawn_at: float | None = None
         self.drawn = False
@@ -36,12 +42,12 @@ class Progress:
         eta = _duration((total - done) / speed) if speed > 0 else "?"
         width = 24
         filled = width * done // total if total else width
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                          f"{speed:.1f}/s ETA {eta} ")
+        line = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {speed:.1f}/s ETA {eta} "
+        self.stream.write(f"\r{line}" if self.tty else f"{line.rstrip()}\n")
         self.stream.flush()
         self.drawn = True
 
     def close(self) -> None:
-        if self.drawn:
+        if self.drawn and self.tty:
             self.stream.write("\n")
             self.stream.flush()
