@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import openai
 import pytest
 
 from config import Settings
 from pipeline.cli import build_parser
+from pipeline.gateway.retry import RetryPolicy
+from pipeline.model import ChatModel
 from pipeline.probe.catalog_probes import LOOKALIKES
-from pipeline.probe.runner import jobs, load_suite, select
+from pipeline.probe.runner import PROMPT_VERSION, jobs, load_suite, run_suite, select
+from pipeline.probe.storage import RunKey, latest_runs, stored
+from pipeline.runtime import open_ledger
 from tests.conftest import make_settings
 from tests.scripted_model import Call, Reply, Request, ScriptedModel, call, calls, fail, say
 
@@ -200,3 +206,23 @@ def test_refused_requests_are_stored_as_errors_and_not_resent(sqlite_settings, m
     model.requests.clear()
     assert run_probe(sqlite_settings, capsys, "--source", "factline", "--limit", "1")[0] == 0
     assert model.requests == []
+
+
+def test_ctrl_c_keeps_the_answers_so_far_and_marks_the_run_interrupted(sqlite_settings, model):
+    """A KeyboardInterrupt in the main thread after three answers leaves an interrupted run holding those three."""
+    def interrupt_at_three(done: int, total: int) -> None:
+        if done == 3:
+            raise KeyboardInterrupt
+
+    model.policy = refuses
+    suite = load_suite("factline")
+    key = RunKey("scripted", "native", "factline", PROMPT_VERSION, suite.catalog_version, suite.suite_version)
+    sessions = open_ledger(sqlite_settings)
+    with openai.OpenAI(base_url=model.base_url, api_key="x", max_retries=0) as client:
+        chat = ChatModel(client, "scripted", "native", RetryPolicy(1), sleep=time.sleep, on_retry=lambda *a: None)
+        with pytest.raises(KeyboardInterrupt):
+            run_suite(sessions, chat, key, jobs(suite.probes), fresh=False, concurrency=1, max_tokens=10**6,
+                      progress=interrupt_at_three)
+    with sessions() as s:
+        (run,) = latest_runs(s)
+        assert run.status == "interrupted" and len(stored(s, run.id)) == 3
