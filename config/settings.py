@@ -91,6 +91,13 @@ class Settings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(9464, ge=0, le=65535)  # 0: pick a free port (the daemon prints it)
 
+    # probe suite (factline probe): concurrency, a per-run token cap, and the --gate thresholds
+    probe_concurrency: int = Field(2, ge=1, le=64)
+    probe_max_tokens: int = Field(3_000_000, ge=1)
+    probe_gate_unknown_tool: float = Field(0.05, ge=0, le=1)
+    probe_gate_shadow_call: float = Field(0.10, ge=0, le=1)
+    probe_gate_hallucinated_argument: float = Field(0.20, ge=0, le=1)
+
     @field_validator("publish_domain_whitelist", mode="before")
     @classmethod
     def _split_hosts(cls, value: object) -> object:

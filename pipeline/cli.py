@@ -20,11 +20,12 @@ from pipeline.cron import time_zone
 from pipeline.daemon import run_daemon
 from pipeline.ledger import queries
 from pipeline.ledger.daily import day_ledger
-from pipeline.report import format_day
-from pipeline.runner import run_once
 from pipeline.ledger.db import open_ledger
 from pipeline.localmodel import LocalModelError
 from pipeline.localmodel.cli import add_subcommands as add_model_subcommands
+from pipeline.probe.cli import add_subcommands as add_probe_subcommands
+from pipeline.report import format_day
+from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 
 Handler = Callable[[Settings, argparse.Namespace], int]
@@ -125,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="ledger maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("upgrade", help="apply migrations").set_defaults(handler=cmd_db_upgrade)
+
+    add_probe_subcommands(sub)
     return parser
 
 

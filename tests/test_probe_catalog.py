@@ -51,3 +51,30 @@ def test_missing_catalog_tool_is_an_error():
     """A catalog without a tool the tasks need is rejected."""
     with pytest.raises(ValueError):
         build_catalog_probes(CATALOG[:-1])
+
+
+def test_real_catalog_gives_a_decoy_and_lookalike_per_tool_and_an_angle_probe():
+    """Built from factline's real six tools: six decoys, six lookalikes, and write_draft's nullable angle."""
+    from capabilities import CATALOG as REAL
+
+    probes = build_catalog_probes([c.tool_schema() for c in REAL.values()])
+    assert sum(p.kind == "decoy" for p in probes) == sum(p.kind == "shadow" for p in probes) == 6
+    (optional,) = [p for p in probes if p.kind == "optional_arg"]
+    assert optional.expect["tool"] == "write_draft" and optional.expect["optional_not_given"] == ["angle"]
+    given = '{"topic_id": 3, "angle": null}'
+    made_up = '{"topic_id": 3, "angle": "why it matters"}'
+    assert not score(optional, {"content": None, "tool_calls": [{"name": "write_draft", "arguments": given}]}
+                     ).hallucinated_argument
+    assert score(optional, {"content": None, "tool_calls": [{"name": "write_draft", "arguments": made_up}]}
+                 ).hallucinated_argument
+
+
+def test_real_catalog_tasks_give_the_ids_the_required_parameters_take():
+    """Each task with a required id names a number, so calling the tool needs nothing made up."""
+    from capabilities import CATALOG as REAL
+    from pipeline.probe.catalog_probes import DEFAULT_TASKS
+
+    for name, capability in REAL.items():
+        required = capability.tool_schema()["function"]["parameters"].get("required", [])
+        needs_id = [p for p in required if p.endswith("_id")]
+        assert bool(needs_id) == any(ch.isdigit() for ch in DEFAULT_TASKS[name]), name

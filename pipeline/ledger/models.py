@@ -1,7 +1,8 @@
 """The ledger: SQLAlchemy 2.0 typed models. What the system executed, never what the model said it did.
 
 Business identity is enforced by unique constraints: one run per scheduled tick of a pipeline,
-one publication per idempotency key, one registration per publication, unique registration numbers.
+one publication per idempotency key, one registration per publication, unique registration numbers,
+one answer per probe and prompt variant in a probe run.
 """
 
 from __future__ import annotations
@@ -9,7 +10,17 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -172,4 +183,48 @@ class RunEvent(Base):
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
     kind: Mapped[str] = mapped_column(String(32))  # llm_retry | tool_retry | escalation | stop
     detail: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ProbeRun(Base):
+    """One run of the probe suite; resume finds the latest run with the same key (see pipeline.probe.storage)."""
+
+    __tablename__ = "probe_runs"
+    __table_args__ = (
+        Index("ix_probe_runs_key", "model", "mode", "source", "prompt_version", "catalog_version", "suite_version"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    model: Mapped[str] = mapped_column(String(200))
+    mode: Mapped[str] = mapped_column(String(16))  # native | constrained
+    source: Mapped[str] = mapped_column(String(16))  # factline | bfcl | all
+    prompt_version: Mapped[str] = mapped_column(String(16))
+    catalog_version: Mapped[str] = mapped_column(String(16))
+    suite_version: Mapped[str] = mapped_column(String(16))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    status: Mapped[str] = mapped_column(String(16), default="running")  # running|finished|capped|interrupted
+    tokens: Mapped[int] = mapped_column(default=0)
+
+
+class ProbeResult(Base):
+    """The raw reply to one probe under one system-prompt variant, and its Verdict fields."""
+
+    __tablename__ = "probe_results"
+    __table_args__ = (UniqueConstraint("probe_run_id", "probe_id", "variant"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    probe_run_id: Mapped[int] = mapped_column(ForeignKey("probe_runs.id"))  # indexed by the unique constraint
+    probe_id: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(16))
+    variant: Mapped[str] = mapped_column(String(16))  # matched | overclaimed
+    reply: Mapped[dict[str, Any] | None]  # {"message": raw assistant message, "content", "tool_calls"}
+    error: Mapped[str | None] = mapped_column(Text)  # the endpoint refused this request (e.g. HTTP 400)
+    unknown_tool: Mapped[bool | None]
+    malformed: Mapped[bool | None]
+    shadow: Mapped[bool | None]
+    hallucinated_argument: Mapped[bool | None]
+    outcome: Mapped[str | None] = mapped_column(String(16))
+    tokens: Mapped[int] = mapped_column(default=0)
+    latency_ms: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

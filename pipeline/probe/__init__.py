@@ -2,6 +2,9 @@
 
 The BFCL converter is used as its own module (``pipeline.probe.bfcl``, also runnable with
 ``python -m``) and is deliberately not imported here, so running it does not import it twice.
+The I/O side (``runner``, ``storage``, ``summary``, ``report``, ``progress``, ``cli``: the
+``factline probe`` command) is imported by module too, so the pure part stays free of the ledger
+and the endpoint.
 """
 
 from pipeline.probe.catalog_probes import build_catalog_probes

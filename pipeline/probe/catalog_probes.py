@@ -8,8 +8,9 @@ For each of the six tools (pick_topic, write_draft, humanize, publish, register,
 * an ``optional_arg`` probe for each tool that has optional or nullable parameters: the
   same task, which gives no value for them.
 
-The tasks name only the ids a content pipeline run would have (draft version 7,
-publication 12); callers whose schemas need other values can pass their own tasks.
+Each task gives exactly the values the tool's required parameters take (topic 3, draft 7,
+version 9, publication 12) and nothing else, so a value in an optional parameter is made up;
+callers whose schemas need other values can pass their own tasks.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ __all__ = ["DEFAULT_TASKS", "LOOKALIKES", "build_catalog_probes"]
 
 DEFAULT_TASKS: Mapping[str, str] = {
     "pick_topic": "Pick the topic for today's article.",
-    "write_draft": "Write a draft for the topic picked today.",
-    "humanize": "Humanize draft version 7 so it reads less stiffly.",
-    "publish": "Publish draft version 7.",
-    "register": "Register publication 12 in the ledger.",
+    "write_draft": "Write a draft for topic 3.",
+    "humanize": "Humanize draft 7 so it reads less stiffly.",
+    "publish": "Publish version 9 of the draft.",
+    "register": "Register publication 12.",
     "report": "Report what today's run executed.",
 }
 

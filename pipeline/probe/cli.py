@@ -1,0 +1,126 @@
+"""``factline probe`` (run the suite, print rates, gate) and ``factline probe report`` (trend table + HTML).
+
+Exit codes follow pipeline.cli: 0 ok, 2 usage, 3 a gated rate above its threshold (``--gate``),
+4 endpoint unavailable (the run is kept as interrupted; re-run to resume), 6 authentication.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import openai
+from loguru import logger
+
+from capabilities.errors import Retryable
+from config import Settings
+from pipeline.model import ChatModel, LLMAuthFailed, LLMUnavailable
+from pipeline.probe.progress import Progress
+from pipeline.probe.report import format_table, render_html, trend
+from pipeline.probe.runner import PROMPT_VERSION, SOURCES, jobs, load_suite, run_suite, select
+from pipeline.probe.storage import RunKey, stored
+from pipeline.probe.summary import gate_failures, summarize
+from pipeline.runtime import _endpoint, open_ledger, retry_policy
+
+__all__ = ["add_subcommands", "cmd_probe", "cmd_probe_report", "format_summary"]
+
+DEFAULT_REPORT = Path("docs/probe-report.html")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _log_retry(attempt: int, wait: float, exc: Retryable) -> None:
+    logger.warning("probe.llm_retry", attempt=attempt, wait=round(wait, 2), detail=exc.detail)
+
+
+def cmd_probe(settings: Settings, args: argparse.Namespace) -> int:
+    suite = load_suite(args.source)
+    chosen = select(suite.probes, args.limit)
+    todo = jobs(chosen)
+    sessions = open_ledger(settings)
+    with ExitStack() as stack:
+        endpoint = _endpoint(settings, stack)
+        client = openai.OpenAI(base_url=endpoint.base_url, api_key=settings.openai_api_key.get_secret_value(),
+                               max_retries=0, timeout=settings.llm_timeout_seconds)
+        stack.callback(client.close)
+        chat = ChatModel(client, endpoint.model, endpoint.mode, retry_policy(settings),
+                         temperature=settings.llm_temperature, sleep=time.sleep, on_retry=_log_retry)
+        key = RunKey(endpoint.model, endpoint.mode, suite.source, PROMPT_VERSION, suite.catalog_version,
+                     suite.suite_version)
+        progress = Progress(f"probe {suite.source}")
+        try:
+            outcome = run_suite(sessions, chat, key, todo, fresh=args.fresh, concurrency=settings.probe_concurrency,
+                                max_tokens=settings.probe_max_tokens, progress=progress)
+        except LLMAuthFailed as exc:
+            print(f"factline: {exc}", file=sys.stderr)
+            return 6
+        except LLMUnavailable as exc:
+            print(f"factline: {exc}; the probe run is kept, re-run the same command to resume", file=sys.stderr)
+            return 4
+        finally:
+            progress.close()
+    wanted = {(job.probe.id, job.variant) for job in todo}
+    with sessions() as s:
+        answers = [a for a in stored(s, outcome.run_id) if (a.probe_id, a.variant) in wanted]
+    summary = summarize(key, outcome.run_id, outcome.status, len(chosen), answers)
+    print(json.dumps(summary, ensure_ascii=False) if args.json else format_summary(summary))
+    failures = gate_failures(summary, settings) if args.gate else []
+    for line in failures:
+        print(f"factline: probe gate: {line}", file=sys.stderr)
+    return 3 if failures else 0
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """A short human report of one run's figures."""
+    lines = [f"probe run {summary['run_id']} ({summary['status']}): {summary['model']} {summary['mode']}, "
+             f"source {summary['source']}, {summary['probes']} probes, {summary['answers']} answers, "
+             f"{summary['errors']} refused by the endpoint, {summary['tokens']} tokens",
+             f"  prompt {summary['prompt_version']}  catalog {summary['catalog_version']}  "
+             f"suite {summary['suite_version']}"]
+    for name, figure in summary["rates"].items():
+        lo, hi = figure["ci95"]
+        lines.append(f"  {name:<22} {figure['rate']:.3f}  ({figure['count']}/{figure['total']}, "
+                     f"95% CI {lo:.3f}-{hi:.3f})")
+    outcomes = ", ".join(f"{label} {f['count']}" for label, f in summary["decoy_outcomes"].items())
+    lines.append(f"  decoy outcomes: {outcomes}")
+    if summary["overclaim_delta"] is not None:
+        lines.append(f"  overclaimed-prompt delta: {summary['overclaim_delta']:+.3f} "
+                     f"({summary['overclaim']['matched']['rate']:.3f} -> "
+                     f"{summary['overclaim']['overclaimed']['rate']:.3f})")
+    return "\n".join(lines)
+
+
+def cmd_probe_report(settings: Settings, args: argparse.Namespace) -> int:
+    sessions = open_ledger(settings)
+    with sessions() as s:
+        rows = trend(s)
+    print(format_table(rows))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(render_html(rows), encoding="utf-8")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def add_subcommands(sub: Any) -> None:
+    """Add ``probe`` (and its ``report`` action) to the CLI's subparsers."""
+    probe = sub.add_parser("probe", help="measure tool-hallucination rates on the probe suite")
+    probe.add_argument("--source", choices=SOURCES, default="all", help="which probes to run (default all)")
+    probe.add_argument("--limit", type=_positive, help="run only the first N probes of each kind")
+    probe.add_argument("--json", action="store_true", help="print one JSON object")
+    probe.add_argument("--gate", action="store_true", help="exit 3 when a rate exceeds its PROBE_GATE_* threshold")
+    probe.add_argument("--fresh", action="store_true", help="start a new run instead of resuming the last one")
+    probe.set_defaults(handler=cmd_probe)
+    actions = probe.add_subparsers(dest="probe_command")
+    report = actions.add_parser("report", help="trend table of the rates by version, and an HTML page")
+    report.add_argument("--out", type=Path, default=DEFAULT_REPORT, help=f"HTML path (default {DEFAULT_REPORT})")
+    report.set_defaults(handler=cmd_probe_report)
