@@ -46,7 +46,7 @@ def retry_policy(settings: Settings) -> RetryPolicy:
     return RetryPolicy(settings.retry_max_attempts, settings.retry_base_delay, settings.retry_max_wait)
 
 
-def _endpoint(settings: Settings, stack: ExitStack) -> Endpoint:
+def open_endpoint(settings: Settings, stack: ExitStack) -> Endpoint:
     """The configured endpoint, or the embedded local model started on the stack (auto -> constrained)."""
     if settings.openai_base_url:
         mode = "native" if settings.tool_call_mode == "auto" else settings.tool_call_mode
@@ -63,7 +63,7 @@ def open_runtime(settings: Settings) -> Iterator[Runtime]:
         sessions = open_ledger(settings.database_url)
         http = stack.enter_context(httpx.Client(timeout=settings.http_timeout_seconds))
         target = stack.enter_context(open_target(settings, http))
-        endpoint = _endpoint(settings, stack)
+        endpoint = open_endpoint(settings, stack)
         client = openai.OpenAI(
             base_url=endpoint.base_url, api_key=settings.openai_api_key.get_secret_value(), max_retries=0,
             timeout=settings.llm_timeout_seconds,

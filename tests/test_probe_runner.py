@@ -18,7 +18,7 @@ from pipeline.model import ChatModel
 from pipeline.probe.catalog_probes import LOOKALIKES
 from pipeline.probe.runner import PROMPT_VERSION, jobs, load_suite, run_suite, select
 from pipeline.probe.storage import RunKey, latest_runs, stored
-from pipeline.runtime import open_ledger
+from pipeline.ledger.db import open_ledger
 from tests.conftest import make_settings
 from tests.scripted_model import Call, Reply, Request, ScriptedModel, call, calls, fail, say
 
@@ -217,7 +217,7 @@ def test_ctrl_c_keeps_the_answers_so_far_and_marks_the_run_interrupted(sqlite_se
     model.policy = refuses
     suite = load_suite("factline")
     key = RunKey("scripted", "native", "factline", PROMPT_VERSION, suite.catalog_version, suite.suite_version)
-    sessions = open_ledger(sqlite_settings)
+    sessions = open_ledger(sqlite_settings.database_url)
     with openai.OpenAI(base_url=model.base_url, api_key="x", max_retries=0) as client:
         chat = ChatModel(client, "scripted", "native", RetryPolicy(1), sleep=time.sleep, on_retry=lambda *a: None)
         with pytest.raises(KeyboardInterrupt):

@@ -7,7 +7,6 @@ import io
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from config import load_settings
 from pipeline.probe.progress import Progress
 from pipeline.probe.scoring import Verdict
 from pipeline.probe.storage import (
@@ -19,7 +18,7 @@ from pipeline.probe.storage import (
     record,
     stored,
 )
-from pipeline.runtime import open_ledger
+from pipeline.ledger.db import open_ledger
 
 KEY = RunKey("m", "native", "all", "p" * 12, "c" * 12, "s" * 12)
 
@@ -31,7 +30,7 @@ def _answer(probe_id: str, variant: str = "matched") -> StoredAnswer:
 
 def test_a_probe_is_answered_once_per_variant(db_url):
     """A second answer to the same probe and variant in one run violates the unique constraint."""
-    sessions = open_ledger(load_settings(database_url=db_url))
+    sessions = open_ledger(db_url)
     with sessions.begin() as s:
         run = open_run(s, KEY, fresh=False)
         record(s, run.id, _answer("a"), "decoy")
@@ -42,7 +41,7 @@ def test_a_probe_is_answered_once_per_variant(db_url):
 
 def test_same_key_reopens_the_latest_run_with_its_answers(db_url):
     """open_run with the same key returns the run that holds the answers; fresh opens an empty one."""
-    sessions = open_ledger(load_settings(database_url=db_url))
+    sessions = open_ledger(db_url)
     with sessions.begin() as s:
         first = open_run(s, KEY, fresh=False)
         record(s, first.id, _answer("a"), "decoy")

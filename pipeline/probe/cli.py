@@ -25,7 +25,8 @@ from pipeline.probe.report import format_table, render_html, trend
 from pipeline.probe.runner import PROMPT_VERSION, SOURCES, jobs, load_suite, run_suite, select
 from pipeline.probe.storage import RunKey, stored
 from pipeline.probe.summary import gate_failures, summarize
-from pipeline.runtime import _endpoint, open_ledger, retry_policy
+from pipeline.ledger.db import open_ledger
+from pipeline.runtime import open_endpoint, retry_policy
 
 __all__ = ["add_subcommands", "cmd_probe", "cmd_probe_report", "format_summary"]
 
@@ -47,14 +48,15 @@ def cmd_probe(settings: Settings, args: argparse.Namespace) -> int:
     suite = load_suite(args.source)
     chosen = select(suite.probes, args.limit)
     todo = jobs(chosen)
-    sessions = open_ledger(settings)
+    sessions = open_ledger(settings.database_url)
     with ExitStack() as stack:
-        endpoint = _endpoint(settings, stack)
+        endpoint = open_endpoint(settings, stack)
         client = openai.OpenAI(base_url=endpoint.base_url, api_key=settings.openai_api_key.get_secret_value(),
                                max_retries=0, timeout=settings.llm_timeout_seconds)
         stack.callback(client.close)
         chat = ChatModel(client, endpoint.model, endpoint.mode, retry_policy(settings),
-                         temperature=settings.llm_temperature, sleep=time.sleep, on_retry=_log_retry)
+                         temperature=settings.llm_temperature, max_tokens_turn=settings.llm_max_tokens_turn,
+                         sleep=time.sleep, on_retry=_log_retry)
         key = RunKey(endpoint.model, endpoint.mode, suite.source, PROMPT_VERSION, suite.catalog_version,
                      suite.suite_version)
         progress = Progress(f"probe {suite.source}")
@@ -101,7 +103,7 @@ def format_summary(summary: dict[str, Any]) -> str:
 
 
 def cmd_probe_report(settings: Settings, args: argparse.Namespace) -> int:
-    sessions = open_ledger(settings)
+    sessions = open_ledger(settings.database_url)
     with sessions() as s:
         rows = trend(s)
     print(format_table(rows))
