@@ -8,11 +8,21 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-.PHONY: install run test
+.PHONY: install model run test bench-short
 install: $(VENV)/.installed
+
+# llama-server built from source and the verified weights, into MODEL_CACHE_DIR (~/.cache/factline);
+# a no-op once cached. `factline run` would do the same on first use.
+model: install
+	$(VENV)/bin/factline model build
+	$(VENV)/bin/factline model fetch
 
 run: install
 	$(VENV)/bin/factline run
 
-test: install
+test: install model
 	$(PY) -m pytest
+
+bench-short: install
+	$(PY) -m pip install -q -e '.[test,bench]'
+	$(PY) -m benchmarks.run_all --short
