@@ -101,7 +101,10 @@ def cmd_db_upgrade(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="factline", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="factline", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="A scheduled LLM content pipeline whose success is judged by the ledger of what really ran.",
+        epilog="\n".join(__doc__.splitlines()[2:]))
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the pipeline once now")
