@@ -96,6 +96,21 @@ def test_refusing_model_has_every_rate_zero(sqlite_settings, model, capsys):
     assert result["overclaim_delta"] == 0.0
 
 
+def writes_calls_as_text(request: Request) -> Reply:
+    """Answers every probe with a fenced JSON tool call in its text, as the local model does in native mode."""
+    name = request.body["tools"][0]["function"]["name"]
+    return say(f'```json\n{{"name": "{name}", "arguments": {{}}}}\n```')
+
+
+def test_model_writing_calls_as_text_has_prose_call_rate_one(sqlite_settings, model, capsys):
+    """Tool calls written in the text are counted as prose calls (and still scored as text, never executed)."""
+    model.policy = writes_calls_as_text
+    code, result = run_probe(sqlite_settings, capsys, "--limit", "2")
+    prose = result["rates"]["prose_call"]
+    assert code == 0 and (prose["count"], prose["total"]) == (10, 10)
+    assert result["rates"]["unknown_tool"]["count"] == 0
+
+
 def test_lookalike_picking_model_has_shadow_call_rate_one(sqlite_settings, model, capsys):
     """A model that calls the lookalike on factline's six shadow probes scores shadow_call 6/6."""
     model.policy = picks_lookalike

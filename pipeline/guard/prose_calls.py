@@ -12,6 +12,14 @@ _TOOL_CALL_TAG = re.compile(r"<(?:tool_call|function_call|function)\b[^>]{0,200}
 _CALL_SYNTAX = re.compile(r"\b([a-z_][a-z0-9_]{1,63})\s*\(\s*(?:\{|\)|[a-z_]\w*\s*=)")
 
 
+def written_calls(text: str) -> list[str]:
+    """Any tool name a JSON or XML call in ``text`` names, catalog or not (for scoring raw probe replies)."""
+    names: dict[str, None] = {m.group(1): None for m in _JSON_NAME.finditer(text)}
+    if not names and _TOOL_CALL_TAG.search(text):
+        names["<tool_call>"] = None
+    return list(names)
+
+
 def prose_calls(text: str, catalog: set[str]) -> list[str]:
     """Catalog tool names that ``text`` calls in writing, in order, unique."""
     names: dict[str, None] = {}

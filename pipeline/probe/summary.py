@@ -4,6 +4,9 @@ Rates come from the ``matched`` answers (scoring.aggregate). The overclaim delta
 hallucination share of decoy and miss_func probes, (invented + misused) / answered, under the
 overclaimed prompt against the matched one: positive means the prompt's claim made it worse.
 Answers the endpoint refused (``error``) count in ``errors`` and in no rate.
+``prose_call`` (not gated) is the share of matched answers with no structured tool call whose text
+holds a tool call written as JSON or XML: the "tool call degraded to prose" failure; the scoring
+still counts such a reply as text (refused/asked), since raw output is never repaired.
 """
 
 from __future__ import annotations
@@ -12,12 +15,21 @@ from collections.abc import Iterable
 from typing import Any
 
 from config import Settings
+from pipeline.guard.prose_calls import written_calls
 from pipeline.probe.scoring import DECOY_OUTCOMES, Verdict, aggregate, rate
 from pipeline.probe.storage import RunKey, StoredAnswer
 
 __all__ = ["GATED", "gate_failures", "hallucination", "summarize"]
 
 GATED: tuple[str, ...] = ("unknown_tool", "shadow_call", "hallucinated_argument")
+
+
+def prose_call(answers: Iterable[StoredAnswer]) -> dict[str, Any]:
+    """Matched answers whose text carries a written tool call instead of a structured one."""
+    scored = [a for a in answers if a.verdict is not None and a.variant == "matched"]
+    written = sum(not (a.reply or {}).get("tool_calls") and bool(written_calls((a.reply or {}).get("content") or ""))
+                  for a in scored)
+    return rate(written, len(scored))
 
 
 def hallucination(verdicts: Iterable[Verdict]) -> dict[str, Any]:
@@ -48,7 +60,7 @@ def summarize(key: RunKey, run_id: int, status: str, probes: int, answers: list[
         "answers": len(answers),
         "errors": sum(a.error is not None for a in answers),
         "tokens": sum(a.tokens for a in answers),
-        "rates": {name: rates[name] for name in (*GATED, "malformed")},
+        "rates": {**{name: rates[name] for name in (*GATED, "malformed")}, "prose_call": prose_call(answers)},
         "decoy_outcomes": {label: rates["decoy_outcomes"][label] for label in DECOY_OUTCOMES},
         "overclaim": {"matched": matched, "overclaimed": overclaimed},
         "overclaim_delta": delta,
