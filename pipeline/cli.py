@@ -56,7 +56,8 @@ def format_run_report(detail: dict, seconds: float) -> str:
         lines.append(f"  nudges: {len(detail['nudges'])} ({', '.join(n['kind'] for n in detail['nudges'])})")
     unbacked = [c for c in detail["claims"] if not c["backed"]]
     if unbacked:
-        lines.append("  unbacked claims: " + ", ".join(f"{c['kind']}:{c['capability'] or c['span']}" for c in unbacked))
+        kinds = dict.fromkeys(f"{c['kind']}:{c['capability'] or c['span']}" for c in unbacked)
+        lines.append(f"  unbacked claims: {', '.join(kinds)} (in {len({c['turn'] for c in unbacked})} turn(s))")
     if detail["error"]:
         lines.append(f"  stopped: {detail['stop_reason']}: {detail['error']}")
     return "\n".join(lines)
