@@ -3,7 +3,8 @@
 Runs only when OPENAI_BASE_URL is unset (otherwise it says so and exits 0): the runtime then starts
 llama-server itself from the model cache (~/.cache/factline). Every chat-completions request of a run
 is timed at the openai client, and its tokens are counted; the rest of the run's wall time is
-factline's (loop, gateway, ledger, guard, capabilities). 3 runs by default, 1 with --short.
+factline's (loop, gateway, ledger, guard, capabilities). 3 runs by default; --short only starts the
+model and times one short completion.
 
     python -m benchmarks.bench_local_model [--short] [--runs N]
 """
@@ -62,9 +63,19 @@ def skip_reason() -> str | None:
     return None
 
 
+def smoke(rt: Any, clock: ModelClock) -> int:
+    """One short completion through the runtime's client: the model starts and answers (a whole run takes minutes)."""
+    rt.openai_client.chat.completions.create(model=rt.endpoint.model, max_tokens=16,
+                                             messages=[{"role": "user", "content": "Say OK."}])
+    tokens_per_s = f"{clock.tokens / clock.seconds:.1f}" if clock.seconds else "-"
+    print(f"smoke: {rt.endpoint.model} answered {clock.tokens} tokens in {clock.seconds:.1f} s ({tokens_per_s} tokens/s)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--short", action="store_true", help="one run")
+    parser.add_argument("--short", action="store_true",
+                        help="start the local model and time one short completion instead of whole runs (CI)")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
     if reason := skip_reason():
@@ -75,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.runner import run_once
     from pipeline.runtime import open_runtime
 
-    runs = 1 if args.short else args.runs
+    runs = args.runs
     rows, samples = [], []
     with tempfile.TemporaryDirectory() as folder:
         settings = load_settings(database_url=f"sqlite:///{folder}/ledger.db", local_site_dir=Path(folder) / "site",
@@ -84,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         progress("starting the local model")
         with open_runtime(settings) as rt:
             clock = ModelClock(rt.openai_client)
+            if args.short:
+                return smoke(rt, clock)
             for i in range(runs):
                 progress(f"run {i + 1} of {runs}")
                 before = clock.snapshot()
