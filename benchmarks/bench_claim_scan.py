@@ -68,7 +68,8 @@ def chart(results: list[dict[str, Any]]) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name in UNITS:
         points = [r for r in results if r["input"] == name and r["function"] == "inspect"]
-        ax.plot([r["bytes"] for r in points], [r["seconds"].median for r in points], marker="o", label=name)
+        label = name.replace("评分", "pingfen")  # matplotlib's default font has no CJK glyphs
+        ax.plot([r["bytes"] for r in points], [r["seconds"].median for r in points], marker="o", label=label)
     ax.set(xscale="log", yscale="log", xlabel="text size (bytes)", ylabel="guard.inspect seconds (median)",
            title="claim scan time vs text size (a slope of 1 is linear)")
     ax.legend(fontsize=8)

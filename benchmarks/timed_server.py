@@ -2,11 +2,8 @@
 
 Every POST handler is timed from the first byte read to the last byte written; ``GET
 /bench/server-time`` answers ``{"seconds": total, "requests": count}``, so a client can subtract the
-server's share from its wall time. The counter lives in the server's process.
-
-Nagle's algorithm is switched off on the server's sockets: the stdlib handler writes headers and
-body in separate sends, and with Nagle on, the client's delayed ACK adds ~40 ms to every response
-outside the handler, which would swamp every contender's overhead with a TCP artefact.
+server's share from its wall time. The counter lives in the server's process. (ScriptedModel itself
+switches Nagle's algorithm off, so no delayed-ACK wait hides outside the handler.)
 """
 
 from __future__ import annotations
@@ -30,7 +27,6 @@ class TimedScriptedModel(ScriptedModel):
         assert self._server is not None
         handler = self._server.RequestHandlerClass
         lock, totals = threading.Lock(), {"seconds": 0.0, "requests": 0}
-        handler.disable_nagle_algorithm = True  # type: ignore[attr-defined]
         plain_post, plain_get = handler.do_POST, handler.do_GET  # type: ignore[attr-defined]
 
         def do_post(request: Any) -> None:
