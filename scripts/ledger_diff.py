@@ -21,9 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sqlalchemy.exc import DBAPIError  # noqa: E402
+
 from config import ConfigError, load_settings  # noqa: E402
 from pipeline.ledger import queries  # noqa: E402
-from pipeline.ledger.db import open_ledger  # noqa: E402
+from pipeline.ledger.db import read_ledger  # noqa: E402
 
 
 def fmt(items: list[str]) -> str:
@@ -38,13 +40,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
-        sessions = open_ledger(load_settings().database_url)
+        sessions = read_ledger(load_settings().database_url)
     except ConfigError as exc:
         print(f"ledger_diff: {exc}", file=sys.stderr)
         return 2
-    with sessions() as s:
-        ids = [args.run] if args.run is not None else queries.last_run_ids(s, args.last or 1)
-        rows = queries.diffs(s, ids)
+    try:
+        with sessions() as s:
+            ids = [args.run] if args.run is not None else queries.last_run_ids(s, args.last or 1)
+            rows = queries.diffs(s, ids)
+    except DBAPIError as exc:
+        print(f"ledger_diff: cannot read the ledger ({exc.__class__.__name__}); run `factline db upgrade` "
+              "or check DATABASE_URL", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps([r.as_dict() for r in rows], ensure_ascii=False))
     else:
