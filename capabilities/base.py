@@ -2,14 +2,14 @@
 
 A capability is a name, a description, a pydantic ``Args`` model whose strict JSON Schema the
 model sees, ``validate()`` (business rules, no side effects) and ``execute()``. Side-effecting
-capabilities also name an ``idempotency_key()`` derived from business identity.
+capabilities name an ``idempotency_key()`` derived from business identity (None for the others).
 """
 
 from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import httpx
@@ -55,7 +55,6 @@ class CapabilityContext:
     text_model: TextModel
     target: PublishTarget
     forced_topic: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -72,7 +71,6 @@ class Capability(ABC, Generic[A]):
     name: ClassVar[str]
     description: ClassVar[str]
     Args: ClassVar[type[StrictArgs]]
-    side_effect: ClassVar[bool] = False
 
     @abstractmethod
     def validate(self, ctx: CapabilityContext, args: A) -> None:

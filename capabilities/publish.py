@@ -55,7 +55,6 @@ class Publish(Capability[PublishArgs]):
     name = "publish"
     description = "Publish a humanized draft version of this run. Returns publication_id, url and whether it is online."
     Args = PublishArgs
-    side_effect = True
 
     def _version(self, ctx: CapabilityContext, args: PublishArgs) -> DraftVersionRecord:
         version = ctx.store.draft_version(args.version_id)

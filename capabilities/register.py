@@ -21,7 +21,6 @@ class Register(Capability[RegisterArgs]):
     name = "register"
     description = "Register a publication of this run's topic after checking it is online. Returns the registration number."
     Args = RegisterArgs
-    side_effect = True
 
     def validate(self, ctx: CapabilityContext, args: RegisterArgs) -> None:
         publication = ctx.store.publication(args.publication_id)
