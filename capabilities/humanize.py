@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult, in_language
 from capabilities.errors import ToolRejected
 from capabilities.textscore import SCORER, score_text
 from capabilities.write_draft import split_title
@@ -34,7 +34,7 @@ class Humanize(Capability[HumanizeArgs]):
     def execute(self, ctx: CapabilityContext, args: HumanizeArgs) -> ToolResult:
         latest = ctx.store.latest_version(args.draft_id)
         assert latest is not None
-        text = ctx.text_model.complete(SYSTEM, f"# {latest.title}\n\n{latest.body}")
+        text = ctx.text_model.complete(in_language(SYSTEM, ctx.settings), f"# {latest.title}\n\n{latest.body}")
         title, body = split_title(text)
         score = score_text(body)
         version = ctx.store.add_draft_version(

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 
 from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
-from capabilities.errors import Retryable, ToolFailed, ToolRejected
+from capabilities.errors import Retryable, ToolFailed
 
 
 class PickTopicArgs(StrictArgs):
@@ -44,11 +44,13 @@ class PickTopic(Capability[PickTopicArgs]):
     Args = PickTopicArgs
 
     def validate(self, ctx: CapabilityContext, args: PickTopicArgs) -> None:
-        picked = ctx.store.topic_for_run()
-        if picked is not None:
-            raise ToolRejected(f"this run already picked topic {picked.id} ({picked.title!r}); use that topic_id")
+        return None
 
     def execute(self, ctx: CapabilityContext, args: PickTopicArgs) -> ToolResult:
+        picked = ctx.store.topic_for_run()
+        if picked is not None:  # a run keeps its topic: asked again, or continued on another worker
+            return ToolResult({"topic_id": picked.id, "title": picked.title, "replayed": True},
+                              f"topic {picked.id}: {picked.title} (already this run's topic)")
         titles = read_topics(ctx.settings.topics_source, ctx.http)
         topic = ctx.store.claim_topic(titles, ctx.forced_topic)
         if topic is None:

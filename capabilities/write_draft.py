@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult, in_language
 from capabilities.errors import ToolFailed, ToolRejected
 
 SYSTEM = (
@@ -56,7 +56,7 @@ class WriteDraft(Capability[WriteDraftArgs]):
         topic = ctx.store.topic(args.topic_id)
         assert topic is not None  # validate() checked it
         angle = f"\nAngle: {args.angle}" if args.angle else ""
-        text = ctx.text_model.complete(SYSTEM, f"Topic: {topic.title}{angle}")
+        text = ctx.text_model.complete(in_language(SYSTEM, ctx.settings), f"Topic: {topic.title}{angle}")
         title, body = split_title(text)
         version = ctx.store.add_draft_version(
             topic_id=topic.id, draft_id=None, kind="draft", title=title, body=body, score=None, scorer=None

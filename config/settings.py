@@ -7,6 +7,7 @@ is one line naming the variable; the CLI prints it and exits 2.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -28,8 +29,18 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
 
+    # the pipeline these settings belong to (its name comes from the pipelines file: config.pipelines)
+    pipeline: str = Field("content", pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
+    language: Literal["en", "zh"] = "en"  # the language of the articles this pipeline writes
+
     # ledger
     database_url: str = "sqlite:///var/factline.db"
+
+    # where runs execute: in the daemon's process, or on Celery workers (pipeline.executor)
+    executor: Literal["inline", "celery"] = "inline"
+    celery_broker_url: str = "amqp://guest:guest@127.0.0.1:5672//"
+    celery_reconcile_seconds: float = Field(15.0, gt=0, le=3600)  # how often the scheduler re-sends lost ticks
+    run_heartbeat_seconds: float = Field(10.0, gt=0, le=600)  # a worker's run proves it is alive this often
 
     # the LLM endpoint (any OpenAI-compatible chat-completions server with tools)
     openai_base_url: str | None = None
@@ -114,6 +125,13 @@ class Settings(BaseSettings):
             return "postgresql+psycopg://" + value.removeprefix("postgresql://")
         return value
 
+    @field_validator("celery_broker_url")
+    @classmethod
+    def _known_broker(cls, value: str) -> str:
+        if not value.startswith(("amqp://", "pyamqp://", "redis://", "rediss://")):
+            raise ValueError("must start with amqp:// (RabbitMQ) or redis://")
+        return value
+
     @field_validator("openai_base_url", "alert_webhook_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
@@ -124,14 +142,26 @@ class Settings(BaseSettings):
 
 def load_settings(**overrides: object) -> Settings:
     """Build Settings from the environment (and .env); raise ConfigError naming the bad variable."""
+    return check_settings(lambda: Settings(**overrides))  # type: ignore[arg-type]
+
+
+def check_settings(build: Callable[[], Settings], where: str = "") -> Settings:
+    """Call ``build`` and turn a validation error into a one-line ConfigError naming the setting.
+
+    ``where`` prefixes the message (the pipelines file and pipeline), whose keys are the lower-case names.
+    """
     try:
-        settings = Settings(**overrides)  # type: ignore[arg-type]
+        settings = build()
     except ValidationError as exc:
         err = exc.errors()[0]
-        name = str(err["loc"][0]).upper() if err["loc"] else "settings"
-        raise ConfigError(f"invalid setting {name}: {err['msg']}") from None
+        name = str(err["loc"][0]) if err["loc"] else "settings"
+        if where:
+            raise ConfigError(f"{where}: invalid key {name}: {err['msg']}") from None
+        raise ConfigError(f"invalid setting {name.upper()}: {err['msg']}") from None
     if settings.publish_target == "wordpress":
         for field in ("wordpress_url", "wordpress_user", "wordpress_app_password"):
             if getattr(settings, field) is None:
+                if where:
+                    raise ConfigError(f"{where}: missing key {field}: required when publish_target = \"wordpress\"")
                 raise ConfigError(f"missing setting {field.upper()}: required when PUBLISH_TARGET=wordpress")
     return settings

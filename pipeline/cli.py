@@ -14,7 +14,7 @@ from datetime import date
 
 from loguru import logger
 
-from config import ConfigError, Settings, load_settings
+from config import ConfigError, Settings, load_pipelines, select
 from pipeline import logs
 from pipeline.cron import time_zone
 from pipeline.daemon import run_daemon
@@ -23,10 +23,12 @@ from pipeline.ledger.daily import day_ledger
 from pipeline.ledger.db import open_ledger
 from pipeline.localmodel import LocalModelError
 from pipeline.localmodel.cli import add_subcommands as add_model_subcommands
+from pipeline.pipelines_cli import add_subcommands as add_pipelines_subcommands
 from pipeline.probe.cli import add_subcommands as add_probe_subcommands
 from pipeline.report import format_day
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
+from pipeline.workers.cli import add_subcommands as add_worker_subcommands
 
 Handler = Callable[[Settings, argparse.Namespace], int]
 
@@ -84,14 +86,17 @@ def cmd_runs(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_daemon(settings: Settings, args: argparse.Namespace) -> int:
-    return run_daemon(settings, announce=lambda line: print(line, flush=True))
+    return run_daemon([p.settings for p in args.fleet], announce=lambda line: print(line, flush=True))
 
 
 def cmd_report(settings: Settings, args: argparse.Namespace) -> int:
-    tz = time_zone(settings.schedule_timezone)
+    chosen = [select(args.fleet, args.pipeline)] if args.pipeline else args.fleet
     sessions = open_ledger(settings.database_url)
     with sessions() as s:
-        print(format_day(day_ledger(s, args.day, tz)))
+        for i, p in enumerate(chosen):
+            if len(chosen) > 1:
+                print(("\n" if i else "") + f"== pipeline {p.name} ==")
+            print(format_day(day_ledger(s, args.day, time_zone(p.settings.schedule_timezone), p.name)))
     return 0
 
 
@@ -110,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run the pipeline once now")
     run.add_argument("--topic", help="use this topic instead of the next unused one")
+    run.add_argument("--pipeline", help="the pipeline to run (required when the pipelines file has several)")
     run.set_defaults(handler=cmd_run)
 
     runs = sub.add_parser("runs", help="recent runs, or one run's tool calls, claims and nudges")
@@ -118,11 +124,13 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--json", action="store_true")
     runs.set_defaults(handler=cmd_runs)
 
-    daemon = sub.add_parser("daemon", help="run the pipeline on SCHEDULE_CRON until SIGTERM/SIGINT")
+    daemon = sub.add_parser("daemon", help="run every pipeline on its SCHEDULE_CRON until SIGTERM/SIGINT (EXECUTOR=celery: "
+                                           "only schedule, for `factline worker`)")
     daemon.set_defaults(handler=cmd_daemon)
 
     report = sub.add_parser("report", help="one day's runs, verdicts, publications and failures, from the ledger")
     report.add_argument("--day", type=date.fromisoformat, required=True, help="YYYY-MM-DD in SCHEDULE_TIMEZONE")
+    report.add_argument("--pipeline", help="only this pipeline (default: every pipeline, each in its time zone)")
     report.set_defaults(handler=cmd_report)
 
     add_model_subcommands(sub)
@@ -132,15 +140,20 @@ def build_parser() -> argparse.ArgumentParser:
     db_sub.add_parser("upgrade", help="apply migrations").set_defaults(handler=cmd_db_upgrade)
 
     add_probe_subcommands(sub)
+    add_pipelines_subcommands(sub)
+    add_worker_subcommands(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        settings = load_settings()
+        args.fleet = load_pipelines()
+        one = args.command == "run" or getattr(args, "pipeline", None) is not None
+        settings = (select(args.fleet, getattr(args, "pipeline", None)) if one else args.fleet[0]).settings
     except ConfigError as exc:
-        print(f"factline: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"factline: {line}", file=sys.stderr)
         return 2
     logs.configure(settings)
     handler: Handler = args.handler

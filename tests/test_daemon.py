@@ -203,11 +203,12 @@ def test_metrics_count_what_the_runs_recorded(db_url: str, model: ScriptedModel,
         probe.close()
     assert {name for name, _, _ in calls} == {"pick_topic", "write_draft", "humanize", "publish", "register", "report"}
     for name, outcome, count in calls:
-        assert samples[("factline_tool_calls_total", (("name", name), ("outcome", outcome)))] == count
-    assert samples[("factline_runs_total", (("verdict", "success"),))] >= 1
+        assert samples[("factline_tool_calls_total", (("name", name), ("outcome", outcome), ("pipeline", "content")))] == count
+    assert samples[("factline_runs_total", (("pipeline", "content"), ("verdict", "success")))] >= 1
     when = verified if isinstance(verified, datetime) else datetime.fromisoformat(str(verified))
     expected = (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
-    assert samples[("factline_last_publication_timestamp_seconds", ())] == pytest.approx(expected, abs=0.01)
+    assert samples[("factline_last_publication_timestamp_seconds", (("pipeline", "content"),))] == pytest.approx(
+        expected, abs=0.01)
 
 
 def test_daemon_logs_the_daily_report_at_report_cron(model: ScriptedModel, tmp_path: Path) -> None:

@@ -68,6 +68,12 @@ def open_ledger(database_url: str) -> sessionmaker[Session]:
     return session_factory(engine)
 
 
-def read_ledger(database_url: str) -> sessionmaker[Session]:
-    """A session factory for read-only audits (ledger_diff): no migration, no alembic import."""
+def read_ledger(database_url: str, create: bool = True) -> sessionmaker[Session]:
+    """A session factory for read-only audits (ledger_diff): no migration, no alembic import.
+
+    ``create=False``: a SQLite ledger that does not exist raises FileNotFoundError instead of being created.
+    """
+    parsed = make_url(database_url)
+    if not create and parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        raise FileNotFoundError(parsed.database)
     return session_factory(make_engine(database_url))

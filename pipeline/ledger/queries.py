@@ -161,8 +161,9 @@ def run_detail(s: Session, run_id: int) -> dict[str, Any] | None:
     registrations = s.execute(select(Registration.number, Publication.url).join(
         Publication, and_(Publication.id == Registration.publication_id)).where(Registration.run_id == run_id)).all()
     return {
-        "run_id": run.id, "trigger": run.trigger, "status": run.status, "verdict": run.verdict,
+        "run_id": run.id, "pipeline": run.pipeline, "trigger": run.trigger, "status": run.status, "verdict": run.verdict,
         "stop_reason": run.stop_reason, "error": run.error, "model": run.model, "tool_call_mode": run.tool_call_mode,
+        "scheduled_for": run.scheduled_for.isoformat() if run.scheduled_for else None,
         "started_at": run.started_at.isoformat(), "finished_at": run.finished_at.isoformat() if run.finished_at else None,
         "tokens": run.tokens_used, "tool_calls": calls, "claims": claims, "nudges": nudges, "events": events,
         "registrations": [{"number": n, "url": u} for n, u in registrations],

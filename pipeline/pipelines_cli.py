@@ -1,0 +1,100 @@
+"""`factline pipelines` and `factline config show`: what is configured, and where each value came from.
+
+Both read the pipelines file (config.pipelines) and, for the last verdict, the ledger without
+migrating or creating it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from config import Pipeline, Settings
+from config.pipelines import config_path, select as select_pipeline, shown
+from pipeline.cron import cron_trigger, time_zone
+from pipeline.ledger.db import read_ledger
+from pipeline.ledger.models import Run
+
+
+def add_subcommands(sub: argparse._SubParsersAction) -> None:
+    listing = sub.add_parser("pipelines", help="the configured pipelines, their next fire time and last verdict",
+                             description="List the pipelines of FACTLINE_CONFIG (or ./factline.toml; without a "
+                                         "file, the one pipeline 'content' configured by the environment).")
+    listing.add_argument("--json", action="store_true", help="one JSON array instead of a table")
+    listing.set_defaults(handler=cmd_pipelines)
+
+    config = sub.add_parser("config", help="the effective settings")
+    config_sub = config.add_subparsers(dest="config_command", required=True)
+    show = config_sub.add_parser("show", help="each pipeline's effective settings, secrets masked, with their source",
+                                 description="Print every setting of each pipeline (or of --pipeline NAME): its "
+                                             "value, secrets and URL passwords masked, and where it came from "
+                                             "(pipeline table > [defaults] > environment > .env > built-in).")
+    show.add_argument("--pipeline", help="only this pipeline")
+    show.add_argument("--json", action="store_true", help="{pipeline: {setting: {value, source}}}")
+    show.set_defaults(handler=cmd_config_show)
+
+
+def cmd_pipelines(settings: Settings, args: argparse.Namespace) -> int:
+    rows = [_row(p, last) for p, last in zip(args.fleet, _last_runs(settings, args.fleet))]
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return 0
+    source = config_path() or "environment (no pipelines file)"
+    print(f"{len(rows)} pipeline(s) from {source}; executor {settings.executor}")
+    header = f"{'NAME':<20} {'SCHEDULE':<18} {'TIMEZONE':<16} {'NEXT FIRE TIME':<26} {'LAST VERDICT':<13} LAST RUN"
+    print(header)
+    for r in rows:
+        print(f"{r['name']:<20} {r['schedule_cron']:<18} {r['schedule_timezone']:<16} {r['next_fire_time']:<26} "
+              f"{r['last_verdict'] or '-':<13} {r['last_run_at'] or '-'}")
+    return 0
+
+
+def cmd_config_show(settings: Settings, args: argparse.Namespace) -> int:
+    chosen = [select_pipeline(args.fleet, args.pipeline)] if args.pipeline else args.fleet
+    if args.json:
+        print(json.dumps({p.name: {k: {"value": shown(p.settings, k), "source": p.sources[k]}
+                                   for k in sorted(p.sources)} for p in chosen}, ensure_ascii=False))
+        return 0
+    for i, p in enumerate(chosen):
+        if i:
+            print()
+        print(f"[pipeline {p.name}]")
+        width = max(map(len, p.sources))
+        for key in sorted(p.sources):
+            print(f"{key:<{width}} = {shown(p.settings, key):<40} # {p.sources[key]}")
+    return 0
+
+
+def _row(p: Pipeline, last: tuple[str | None, datetime | None]) -> dict[str, Any]:
+    s = p.settings
+    tz = time_zone(s.schedule_timezone)
+    trigger = cron_trigger(s.schedule_cron, tz, "SCHEDULE_CRON")
+    fire = trigger.get_next_fire_time(None, datetime.now(tz))
+    verdict, at = last
+    return {"name": p.name, "schedule_cron": s.schedule_cron, "schedule_timezone": s.schedule_timezone,
+            "next_fire_time": fire.isoformat() if fire else "never", "last_verdict": verdict,
+            "last_run_at": at.isoformat() if at else None, "publish_target": s.publish_target,
+            "language": s.language}
+
+
+def _last_runs(settings: Settings, fleet: list[Pipeline]) -> list[tuple[str | None, datetime | None]]:
+    """Each pipeline's latest closed run (verdict, start time in UTC); nothing when there is no ledger yet."""
+    try:
+        sessions = read_ledger(settings.database_url, create=False)
+        with sessions() as s:
+            latest = select(Run.pipeline, func.max(Run.id).label("id")).where(
+                Run.status.in_(("finished", "interrupted"))).group_by(Run.pipeline).subquery()
+            rows = s.execute(select(Run.pipeline, Run.verdict, Run.started_at).join(latest, latest.c.id == Run.id))
+            found = {r.pipeline: (r.verdict, _utc(r.started_at)) for r in rows}
+    except (SQLAlchemyError, FileNotFoundError):
+        found = {}
+    return [found.get(p.name, (None, None)) for p in fleet]
+
+
+def _utc(when: datetime) -> datetime:
+    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when

@@ -1,0 +1,25 @@
+"""`factline worker`: a Celery worker executing the ticks the daemon claimed (EXECUTOR=celery)."""
+
+from __future__ import annotations
+
+import argparse
+
+from config import Settings
+from pipeline.workers.worker import run_worker
+
+
+def add_subcommands(sub: argparse._SubParsersAction) -> None:
+    worker = sub.add_parser(
+        "worker", help="run claimed ticks from the broker (EXECUTOR=celery)",
+        description="A Celery worker for every pipeline of the pipelines file: it takes the ticks `factline daemon` "
+                    "claimed and sent to CELERY_BROKER_URL and runs them. Uses each pipeline's OPENAI_BASE_URL, or "
+                    "starts one embedded model server for itself. SIGTERM: finish the runs in flight, then exit.")
+    worker.add_argument("--concurrency", type=int, default=1, metavar="N",
+                        help="runs executed at once by this process (threads; default 1)")
+    worker.set_defaults(handler=cmd_worker)
+
+
+def cmd_worker(settings: Settings, args: argparse.Namespace) -> int:
+    if args.concurrency < 1:
+        raise SystemExit("factline worker: --concurrency must be at least 1")
+    return run_worker([p.settings for p in args.fleet], args.concurrency, announce=lambda line: print(line, flush=True))
