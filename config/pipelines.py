@@ -44,7 +44,7 @@ from config.settings import ConfigError, Settings, check_settings
 DEFAULT_FILE = Path("factline.toml")
 SECRET_KEYS = frozenset({"openai_api_key", "wordpress_app_password"})
 DEPLOYMENT_KEYS = frozenset({
-    "database_url", "executor", "celery_broker_url", "celery_reconcile_seconds", "run_heartbeat_seconds",
+    "database_url", "executor", "celery_broker_url", "celery_queue", "celery_reconcile_seconds", "run_heartbeat_seconds",
     "model_cache_dir", "local_model_ctx", "local_model_threads", "local_site_dir", "local_site_host",
     "local_site_port", "log_format", "log_level", "metrics_host", "metrics_port", "probe_concurrency",
     "probe_max_tokens", "probe_gate_unknown_tool", "probe_gate_shadow_call", "probe_gate_hallucinated_argument",

@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     # where runs execute: in the daemon's process, or on Celery workers (pipeline.executor)
     executor: Literal["inline", "celery"] = "inline"
     celery_broker_url: str = "amqp://guest:guest@127.0.0.1:5672//"
+    celery_queue: str = Field("factline.ticks", pattern=r"^[A-Za-z0-9_.-]{1,200}$")  # one queue per deployment
     celery_reconcile_seconds: float = Field(15.0, gt=0, le=3600)  # how often the scheduler re-sends lost ticks
     run_heartbeat_seconds: float = Field(10.0, gt=0, le=600)  # a worker's run proves it is alive this often
 

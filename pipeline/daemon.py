@@ -20,7 +20,7 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack, nullcontext
-from datetime import datetime
+from datetime import UTC, datetime
 from types import FrameType
 from typing import Any
 
@@ -47,7 +47,7 @@ from pipeline.report import format_day
 from pipeline.runner import TickAlreadyClaimed, run_once
 from pipeline.runtime import Runtime, open_runtimes
 from pipeline.workers.app import make_app
-from pipeline.workers.dispatch import TickSender
+from pipeline.workers.dispatch import Schedule, TickSender
 from pipeline.workers.ticks import FinishedRuns
 
 
@@ -187,7 +187,10 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
     with ExitStack() as stack:
         if settings.executor == "celery":
             sessions = open_ledger(settings.database_url)
-            sender = TickSender(sessions, make_app(settings), reconcile_seconds=settings.celery_reconcile_seconds,
+            schedules = [Schedule(p.pipeline, triggers[p.pipeline][0], p.schedule_misfire_grace_seconds)
+                         for p in pipelines]
+            sender = TickSender(sessions, make_app(settings), settings.celery_queue, schedules,
+                                reconcile_seconds=settings.celery_reconcile_seconds,
                                 heartbeat_seconds=settings.run_heartbeat_seconds)
             runtimes = None
         else:
@@ -211,11 +214,9 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
                               name=f"{p.pipeline} tick", misfire_grace_time=p.schedule_misfire_grace_seconds)
             scheduler.add_job(daemon.daily_report, report, args=[p.pipeline, FIRE_TIME], id=f"report:{p.pipeline}",
                               name=f"{p.pipeline} daily report")
-            if sender is not None:
-                sender.catch_up(p.pipeline, tick, p.schedule_misfire_grace_seconds)
-        if sender is not None:
+        if sender is not None:  # at once (ticks missed while no scheduler ran), then every interval
             scheduler.add_job(daemon.reconcile, IntervalTrigger(seconds=settings.celery_reconcile_seconds),
-                              id="reconcile", name="reconcile lost ticks")
+                              id="reconcile", name="reconcile lost ticks", next_run_time=datetime.now(UTC))
         scheduler.start()
         healthy.set()
         logger.info("daemon.started", executor=settings.executor, pipelines=[p.pipeline for p in pipelines],
@@ -231,8 +232,8 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
 
 def _scheduler(settings: Settings, pipelines: int) -> BackgroundScheduler:
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # its events are logged below, through loguru
-    scheduler = BackgroundScheduler(  # a thread per pipeline (each runs at most one tick at once) + reports
-        executors={"default": TickExecutor(max_workers=pipelines + 1)}, timezone="UTC",
+    scheduler = BackgroundScheduler(  # a thread per pipeline (one tick at once each), reports, reconcile
+        executors={"default": TickExecutor(max_workers=pipelines + 2)}, timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1,
                       "misfire_grace_time": settings.schedule_misfire_grace_seconds})
     scheduler.add_listener(_log_skipped, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)

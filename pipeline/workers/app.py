@@ -18,7 +18,6 @@ from celery import Celery
 
 from config import Settings
 
-QUEUE = "factline.ticks"
 TASK = "factline.run_tick"
 RABBITMQ_CONSUMER_TIMEOUT_SECONDS = 1800
 
@@ -32,8 +31,8 @@ def make_app(settings: Settings) -> Celery:
         task_ignore_result=True,
         task_serializer="json",
         accept_content=["json"],
-        task_default_queue=QUEUE,
-        task_routes={TASK: {"queue": QUEUE}},
+        task_default_queue=settings.celery_queue,
+        task_routes={TASK: {"queue": settings.celery_queue}},
         broker_connection_retry_on_startup=True,
         broker_transport_options={
             "confirm_publish": True,

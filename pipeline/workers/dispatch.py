@@ -1,32 +1,50 @@
 """The scheduler's side of EXECUTOR=celery: claim each due tick, send one task, re-send what got lost.
 
     tick(pipeline, fire time): claim the runs row (queued) -> send_task (confirmed by the broker) -> sent_at
-    reconcile(): re-send runs claimed but never confirmed sent (the scheduler died between claim and send,
-                 or the broker was down) and runs whose worker stopped beating (a task lost with its worker)
-    catch_up(): at start, claim every tick missed while no scheduler ran, within the misfire grace time
+    reconcile(), at start and every CELERY_RECONCILE_SECONDS:
+      - claim and send every tick of the last SCHEDULE_MISFIRE_GRACE_SECONDS that has no run, from the
+        pipeline's first tick on: ticks that fell while no scheduler ran, or whose job APScheduler
+        skipped (busy or late); each is its own run (not coalesced: a tick is queued work, and the
+        workers absorb it at their pace). A pipeline that never ticked catches nothing up.
+      - re-send runs claimed but never confirmed sent (the scheduler died between claim and send, or
+        the broker was down), and runs whose worker stopped beating (a task lost with its worker)
 
-A re-send never makes a second run: the task of a run that is closed is a no-op, and the run row is
-the only place a tick is executed from (pipeline.workers.ticks).
+A re-send never makes a second run: a tick has one runs row (unique), the task of a closed run is a
+no-op, and a run held by a live worker is left to it (pipeline.workers.ticks).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from apscheduler.triggers.cron import CronTrigger
 from celery import Celery
 from loguru import logger
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pipeline.cron import tick_time
-from pipeline.workers.app import QUEUE, TASK
-from pipeline.workers.ticks import claim_tick, last_tick, mark_sent, now, to_resend
+from pipeline.ledger.models import Run
+from pipeline.workers.app import TASK
+from pipeline.workers.ticks import aware, claim_tick, mark_sent, now, to_resend
+
+SETTLE_SECONDS = 2.0  # a tick younger than this is left to its own job
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """What the reconciler needs of one pipeline."""
+
+    pipeline: str
+    trigger: CronTrigger
+    grace_seconds: float
 
 
 class TickSender:
-    def __init__(self, sessions: sessionmaker[Session], app: Celery, *, reconcile_seconds: float,
-                 heartbeat_seconds: float) -> None:
-        self.sessions, self.app = sessions, app
+    def __init__(self, sessions: sessionmaker[Session], app: Celery, queue: str, schedules: list[Schedule], *,
+                 reconcile_seconds: float, heartbeat_seconds: float) -> None:
+        self.sessions, self.app, self.queue, self.schedules = sessions, app, queue, schedules
         self.reconcile_seconds, self.heartbeat_seconds = reconcile_seconds, heartbeat_seconds
 
     def tick(self, pipeline: str, scheduled_for: datetime) -> int | None:
@@ -40,7 +58,7 @@ class TickSender:
     def send(self, run_id: int) -> bool:
         """One task for ``run_id``; False (logged, left for the reconciler) when the broker did not take it."""
         try:
-            self.app.send_task(TASK, args=[run_id], queue=QUEUE, retry=True)
+            self.app.send_task(TASK, args=[run_id], queue=self.queue, retry=True)
         except Exception as exc:  # kombu raises OperationalError and socket errors alike when the broker is down
             logger.warning("tick.send_failed", run_id=run_id, error=f"{type(exc).__name__}: {exc}")
             return False
@@ -49,29 +67,34 @@ class TickSender:
         return True
 
     def reconcile(self) -> list[int]:
-        """Re-send every tick whose task may be nowhere; the run ids sent."""
+        """Claim missed ticks and re-send every tick whose task may be nowhere; the run ids sent."""
+        caught_up = [run_id for schedule in self.schedules for run_id in self._fill_gaps(schedule)]
         with self.sessions() as s:
             lost = to_resend(s, older_than=self.reconcile_seconds, heartbeat_seconds=self.heartbeat_seconds)
-        sent = [run_id for run_id in lost if self.send(run_id)]
+        resent = [run_id for run_id in lost if self.send(run_id)]
         if lost:
-            logger.warning("tick.resent", run_ids=sent, failed=sorted(set(lost) - set(sent)))
-        return sent
+            logger.warning("tick.resent", run_ids=resent, failed=sorted(set(lost) - set(resent)))
+        return caught_up + resent
 
-    def catch_up(self, pipeline: str, trigger: CronTrigger, grace_seconds: float) -> list[int]:
-        """Claim and send the ticks of ``pipeline`` that fell while no scheduler ran (within the grace time)."""
+    def _fill_gaps(self, schedule: Schedule) -> list[int]:
+        """Claim the ticks without a run between the pipeline's first tick (if within the grace time) and now."""
+        until = now() - timedelta(seconds=SETTLE_SECONDS)
+        since = until - timedelta(seconds=schedule.grace_seconds)
         with self.sessions() as s:
-            since = last_tick(s, pipeline)
-        until = now()
-        floor = until - timedelta(seconds=grace_seconds)
-        if since is None or since < floor:
-            since = floor
-        sent = []
-        for fire_time in missed_fire_times(trigger, since, until):
-            if (run_id := self.tick(pipeline, fire_time)) is not None:
-                sent.append(run_id)
-        if sent:
-            logger.warning("tick.caught_up", pipeline=pipeline, run_ids=sent)
-        return sent
+            first = s.scalar(select(func.min(Run.scheduled_for)).where(
+                Run.pipeline == schedule.pipeline, Run.trigger == "schedule"))
+            if first is None:
+                return []  # a pipeline that never ticked has nothing to catch up
+            since = max(since, aware(first))
+            have = {aware(t) for t in s.scalars(select(Run.scheduled_for).where(
+                Run.pipeline == schedule.pipeline, Run.scheduled_for > since))}
+        claimed = []
+        for fire_time in missed_fire_times(schedule.trigger, since, until):
+            if fire_time not in have and (run_id := self.tick(schedule.pipeline, fire_time)) is not None:
+                claimed.append(run_id)
+        if claimed:
+            logger.warning("tick.caught_up", pipeline=schedule.pipeline, run_ids=claimed)
+        return claimed
 
 
 def missed_fire_times(trigger: CronTrigger, after: datetime, until: datetime) -> list[datetime]:

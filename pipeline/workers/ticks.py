@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from enum import StrEnum
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -68,12 +68,6 @@ def claim_tick(sessions: sessionmaker[Session], *, pipeline: str, scheduled_for:
 
 def mark_sent(s: Session, run_id: int) -> None:
     s.execute(update(Run).where(Run.id == run_id).values(sent_at=now()))
-
-
-def last_tick(s: Session, pipeline: str) -> datetime | None:
-    """The latest scheduled tick the ledger holds for ``pipeline`` (UTC)."""
-    when = s.scalar(select(func.max(Run.scheduled_for)).where(Run.pipeline == pipeline, Run.trigger == "schedule"))
-    return when.replace(tzinfo=timezone.utc) if when is not None and when.tzinfo is None else when
 
 
 def take(s: Session, run_id: int, heartbeat_seconds: float, model: str, mode: str, prompt_version: str,
@@ -143,16 +137,16 @@ class FinishedRuns:
         rows = s.execute(select(Run.id, Run.started_at, Run.finished_at).where(
             Run.finished_at >= margin, Run.status.in_(("finished", "interrupted"))).order_by(Run.finished_at)).all()
         fresh = [(r.id, _seconds(r.started_at, r.finished_at)) for r in rows
-                 if r.id not in self.seen and _aware(r.finished_at) >= self.start]
+                 if r.id not in self.seen and aware(r.finished_at) >= self.start]
         self.seen = {r.id for r in rows}
         if rows:
-            self.since = max(_aware(r.finished_at) for r in rows)
+            self.since = max(aware(r.finished_at) for r in rows)
         return fresh
 
 
-def _aware(when: datetime) -> datetime:
+def aware(when: datetime) -> datetime:
     return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when
 
 
 def _seconds(started: datetime, finished: datetime) -> float:
-    return (_aware(finished) - _aware(started)).total_seconds()
+    return (aware(finished) - aware(started)).total_seconds()

@@ -26,7 +26,7 @@ from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
 from pipeline.runner import CATALOG_VERSION, PROMPT_VERSION, run_once
 from pipeline.runtime import Runtime, open_runtimes
-from pipeline.workers.app import QUEUE, RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, make_app
+from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, make_app
 from pipeline.workers.ticks import HEARTBEATS_TO_DEAD, Take, beat, take
 
 
@@ -119,9 +119,10 @@ def run_worker(pipelines: Sequence[Settings], concurrency: int, announce: Callab
         app = make_app(settings)
         register_task(app, runner)
         threading.Thread(target=runner.heartbeat_forever, name="heartbeat", daemon=True).start()
-        announce(f"factline worker: {concurrency} slot(s), pipelines {', '.join(runtimes)}, queue {QUEUE}")
+        announce(f"factline worker: {concurrency} slot(s), pipelines {', '.join(runtimes)}, "
+                 f"queue {settings.celery_queue}")
         try:
-            app.worker_main(["worker", "--pool=threads", f"--concurrency={concurrency}", f"--queues={QUEUE}",
+            app.worker_main(["worker", "--pool=threads", f"--concurrency={concurrency}", f"--queues={settings.celery_queue}",
                              "--without-gossip", "--without-mingle", "--loglevel=WARNING",
                              f"--hostname=factline-{os.getpid()}@%h"])
         except SystemExit as exc:  # worker_main ends with sys.exit
