@@ -79,6 +79,8 @@ class Audit:
     pages_without_row: int
     rows_without_page: int
     resumed: int  # runs continued by another worker after theirs died
+    runs_sharing_a_topic: int  # runs whose topic another run also took (the topic claim failed)
+    failed: list[tuple] = field(default_factory=list)  # (run id, pipeline, verdict, stop reason, resumed?)
     first_tick: datetime | None = None
     last_tick: datetime | None = None
     errors: list[str] = field(default_factory=list)
@@ -87,7 +89,7 @@ class Audit:
     def clean(self) -> bool:
         return (not self.gaps and set(self.verdicts) == {"success"} and self.unclosed == 0
                 and self.publications == self.ticks == self.registrations == self.pages
-                and self.topics_published_twice == self.duplicate_numbers == 0
+                and self.topics_published_twice == self.duplicate_numbers == self.runs_sharing_a_topic == 0
                 and self.pages_without_row == self.rows_without_page == 0)
 
 
@@ -202,6 +204,11 @@ class Fleet:
             dup_numbers = q("SELECT count(*) FROM (SELECT number FROM registrations GROUP BY number "
                             "HAVING count(*) > 1) t")[0][0]
             resumed = q("SELECT count(DISTINCT run_id) FROM run_events WHERE kind = 'resumed'")[0][0]
+            sharing = q("SELECT count(*) FROM runs WHERE topic_id IN (SELECT topic_id FROM runs "
+                        "WHERE topic_id IS NOT NULL GROUP BY topic_id HAVING count(*) > 1)")[0][0]
+            failed = q("SELECT id, pipeline, verdict, stop_reason, EXISTS (SELECT 1 FROM run_events e WHERE "
+                       "e.run_id = runs.id AND e.kind = 'resumed') FROM runs WHERE verdict IS DISTINCT FROM "
+                       "'success' ORDER BY id LIMIT 20")
         engine.dispose()
         gaps = []
         for name in self.names:
@@ -215,7 +222,8 @@ class Fleet:
         return Audit(pipelines=len(self.names), ticks=len(ticks), gaps=gaps, verdicts=verdicts, unclosed=unclosed,
                      publications=len(pubs), topics_published_twice=twice, registrations=registrations,
                      duplicate_numbers=dup_numbers, pages=len(pages), pages_without_row=len(pages - rows),
-                     rows_without_page=len(rows - pages), resumed=resumed,
+                     rows_without_page=len(rows - pages), resumed=resumed, runs_sharing_a_topic=sharing,
+                     failed=failed,
                      first_tick=all_ticks[0] if all_ticks else None, last_tick=all_ticks[-1] if all_ticks else None)
 
     def delete_queue(self) -> None:
