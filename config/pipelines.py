@@ -39,7 +39,7 @@ from dotenv import dotenv_values
 from pydantic import SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from config.settings import ConfigError, Settings, check_settings
+from config.settings import ConfigError, RenamedEnv, Settings, check_settings, env_name
 
 DEFAULT_FILE = Path("factline.toml")
 SECRET_KEYS = frozenset({"openai_api_key", "wordpress_app_password"})
@@ -181,10 +181,11 @@ def _file_settings_class(path: Path, *, has_defaults: bool) -> type[Settings]:
                                        dotenv_settings: PydanticBaseSettingsSource,
                                        file_secret_settings: PydanticBaseSettingsSource,
                                        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            env = RenamedEnv(settings_cls, env_settings), RenamedEnv(settings_cls, dotenv_settings)
             if not has_defaults:
-                return init_settings, env_settings, dotenv_settings
+                return init_settings, *env
             defaults = TomlConfigSettingsSource(settings_cls, toml_table_header=("defaults",))
-            return init_settings, defaults, env_settings, dotenv_settings
+            return init_settings, defaults, *env
 
     FileSettings.__name__ = FileSettings.__qualname__ = "Settings"
     return FileSettings
@@ -205,10 +206,10 @@ def _sources(settings: Settings, table: dict[str, Any], defaults: dict[str, Any]
         elif name in defaults or f"{name}_env" in defaults:
             found[name] = f"{path}: [defaults]" + (
                 f" (from ${defaults[name + '_env']})" if f"{name}_env" in defaults else "")
-        elif name.upper() in env:
-            found[name] = f"environment ${name.upper()}"
-        elif name.upper() in dotenv:
-            found[name] = f".env {name.upper()}"
+        elif env_name(name) in env:
+            found[name] = f"environment ${env_name(name)}"
+        elif env_name(name) in dotenv:
+            found[name] = f".env {env_name(name)}"
         else:
             found[name] = "built-in default"
     return found

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_TOPICS = CONFIG_DIR / "topics.txt"
 
 CommaList = Annotated[list[str], NoDecode]
+ENV_NAMES = {"language": "FACTLINE_LANGUAGE"}  # LANGUAGE is gettext's variable, set on most Linux logins
 
 
 class ConfigError(Exception):
@@ -31,7 +32,7 @@ class Settings(BaseSettings):
 
     # the pipeline these settings belong to (its name comes from the pipelines file: config.pipelines)
     pipeline: str = Field("content", pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
-    language: Literal["en", "zh"] = "en"  # the language of the articles this pipeline writes
+    language: Literal["en", "zh"] = "en"  # the language of the articles this pipeline writes (FACTLINE_LANGUAGE)
 
     # ledger
     database_url: str = "sqlite:///var/factline.db"
@@ -110,6 +111,14 @@ class Settings(BaseSettings):
     probe_gate_shadow_call: float = Field(0.10, ge=0, le=1)
     probe_gate_hallucinated_argument: float = Field(0.20, ge=0, le=1)
 
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, RenamedEnv(settings_cls, env_settings), RenamedEnv(settings_cls, dotenv_settings)
+
     @field_validator("publish_domain_whitelist", mode="before")
     @classmethod
     def _split_hosts(cls, value: object) -> object:
@@ -141,6 +150,31 @@ class Settings(BaseSettings):
         return value or None
 
 
+class RenamedEnv(PydanticBaseSettingsSource):
+    """An environment source in which a field listed in ENV_NAMES is read from its own variable name."""
+
+    def __init__(self, settings_cls: type[BaseSettings], inner: PydanticBaseSettingsSource) -> None:
+        super().__init__(settings_cls)
+        self.inner = inner
+
+    def get_field_value(self, field: object, field_name: str) -> tuple[object, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, object]:
+        values = dict(self.inner())
+        variables = {k.lower(): v for k, v in getattr(self.inner, "env_vars", {}).items()}
+        for field, variable in ENV_NAMES.items():
+            values.pop(field, None)
+            if (value := variables.get(variable.lower())) is not None:
+                values[field] = value
+        return values
+
+
+def env_name(field: str) -> str:
+    """The environment variable a field is read from."""
+    return ENV_NAMES.get(field, field.upper())
+
+
 def load_settings(**overrides: object) -> Settings:
     """Build Settings from the environment (and .env); raise ConfigError naming the bad variable."""
     return check_settings(lambda: Settings(**overrides))  # type: ignore[arg-type]
@@ -158,7 +192,7 @@ def check_settings(build: Callable[[], Settings], where: str = "") -> Settings:
         name = str(err["loc"][0]) if err["loc"] else "settings"
         if where:
             raise ConfigError(f"{where}: invalid key {name}: {err['msg']}") from None
-        raise ConfigError(f"invalid setting {name.upper()}: {err['msg']}") from None
+        raise ConfigError(f"invalid setting {env_name(name)}: {err['msg']}") from None
     if settings.publish_target == "wordpress":
         for field in ("wordpress_url", "wordpress_user", "wordpress_app_password"):
             if getattr(settings, field) is None:

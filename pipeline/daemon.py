@@ -101,7 +101,7 @@ class Daemon:
             return
         with logger.contextualize(pipeline=pipeline):
             if self.sender is not None:
-                outcome = "sent" if self.sender.tick(pipeline, scheduled_for) is not None else "claimed_elsewhere"
+                outcome = "queued" if self.sender.tick(pipeline, scheduled_for) is not None else "claimed_elsewhere"
                 self.metrics.ticks.labels(pipeline, outcome).inc()
                 if outcome == "claimed_elsewhere":
                     logger.info("tick.skipped", scheduled_for=scheduled_for.isoformat(), reason="claimed elsewhere")

@@ -25,7 +25,7 @@ class Metrics:
         r = self.registry
         p = "pipeline"
         self.runs = Counter("factline_runs", "Runs finished, by verdict", [p, "verdict"], registry=r)
-        self.ticks = Counter("factline_ticks", "Scheduled ticks, by outcome (run, sent, claimed_elsewhere)",
+        self.ticks = Counter("factline_ticks", "Scheduled ticks, by outcome (run, queued, claimed_elsewhere)",
                              [p, "outcome"], registry=r)
         self.hallucinations = Counter("factline_hallucinations_caught", "Model turns with unbacked claims", [p],
                                       registry=r)

@@ -199,3 +199,14 @@ def test_two_pipelines_publish_the_same_title_once_each(config_file, model: Scri
     assert len(list((tmp_path / "site").glob("*.html"))) == 2
     zh_prompts = [r for r in model.requests if "Simplified Chinese" in json.dumps(r, ensure_ascii=False)]
     assert zh_prompts, "the zh pipeline asks for articles in Chinese"
+
+
+def test_gettext_language_variable_is_not_the_article_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """LANGUAGE=en_US:en (set on most Linux logins) is ignored; FACTLINE_LANGUAGE sets the language."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FACTLINE_CONFIG", raising=False)
+    monkeypatch.setenv("LANGUAGE", "en_US:en")
+    assert load_pipelines()[0].settings.language == "en"
+    monkeypatch.setenv("FACTLINE_LANGUAGE", "zh")
+    (only,) = load_pipelines()
+    assert only.settings.language == "zh" and only.sources["language"] == "environment $FACTLINE_LANGUAGE"
