@@ -186,7 +186,7 @@ def chart(rows: list[dict[str, object]]) -> Path:
     ideal = [rates[0] * w for w in workers]
     ax.plot([str(w) for w in workers], ideal, "k--", marker="o", label="linear from 1 worker")
     for x, y in zip([str(w) for w in workers], rates):
-        ax.annotate(f"{y:.0f}", (x, y), ha="center", va="bottom")
+        ax.annotate(f"{y:.0f}/min", (x, y / 2), ha="center", va="center", color="white", fontweight="bold")
     ax.set_xlabel("worker processes (1 slot each)")
     ax.set_ylabel("runs per minute")
     ax.set_title(f"Celery workers, scripted model at {COMPLETION_SECONDS * 1000:.0f} ms per completion")

@@ -4,8 +4,8 @@
 target's folder on a fixed port (so a page stays reachable whichever worker wrote it, and after that
 worker is killed), and starts ``factline daemon`` and ``factline worker`` processes with EXECUTOR=celery
 against the given PostgreSQL ledger and broker, each on a queue of its own. ``audit`` compares the
-ledger with itself and with what the target really holds. Used by tests/test_celery_fleet.py (short)
-and scripts/celery_chaos.py (full size, figures for docs/celery.md).
+ledger with itself and with what the target really holds. Used by scripts/celery_chaos.py (full size)
+and benchmarks/bench_celery.py (figures in docs/celery.md and docs/benchmarks.md).
 """
 
 from __future__ import annotations

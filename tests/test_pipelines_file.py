@@ -210,3 +210,27 @@ def test_gettext_language_variable_is_not_the_article_language(tmp_path: Path, m
     monkeypatch.setenv("FACTLINE_LANGUAGE", "zh")
     (only,) = load_pipelines()
     assert only.settings.language == "zh" and only.sources["language"] == "environment $FACTLINE_LANGUAGE"
+
+
+def test_inline_daemon_ticks_every_pipeline_on_its_own_schedule(model: ScriptedModel, tmp_path: Path) -> None:
+    """Two pipelines, every second and every 2 s: both tick, their runs and /metrics carry their names."""
+    import httpx
+
+    from tests.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
+
+    config = tmp_path / "factline.toml"
+    config.write_text('[[pipelines]]\nname = "fast"\nschedule_cron = "* * * * * *"\n'
+                      '[[pipelines]]\nname = "slow"\nschedule_cron = "*/2 * * * * *"\n', encoding="utf-8")
+    db_url = f"sqlite:///{tmp_path}/ledger.db"
+    env = daemon_env(db_url, model.base_url, tmp_path, FACTLINE_CONFIG=str(config))
+    probe = LedgerProbe(db_url)
+    daemon = DaemonProcess(env, tmp_path / "daemon.log")
+    try:
+        wait_for(lambda: probe.scalar("SELECT count(DISTINCT pipeline) FROM runs WHERE verdict = 'success'") == 2,
+                 timeout=60, interval=0.5)
+        metrics = httpx.get(daemon.metrics_url).text
+    finally:
+        assert daemon.stop() == 0
+        probe.close()
+    assert 'factline_ticks_total{outcome="run",pipeline="fast"}' in metrics
+    assert 'factline_ticks_total{outcome="run",pipeline="slow"}' in metrics
