@@ -68,8 +68,11 @@ class Settings(BaseSettings):
     retry_max_wait: float = Field(30.0, ge=0)
     http_timeout_seconds: float = Field(10.0, gt=0)
 
-    # content
+    # content: TOPICS_SOURCE is a text file (one topic a line) or an RSS/Atom URL read within these limits
     topics_source: str = str(DEFAULT_TOPICS)
+    topics_feed_max_bytes: int = Field(5_000_000, ge=1024)
+    topics_feed_deadline_seconds: float = Field(30.0, gt=0)
+    topics_feed_max_items: int = Field(200, ge=1)
 
     # publishing
     publish_target: Literal["local", "wordpress"] = "local"
