@@ -39,7 +39,8 @@ from dotenv import dotenv_values
 from pydantic import SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from config.settings import ConfigError, RenamedEnv, Settings, check_settings, env_name
+from config.errors import ConfigError
+from config.settings import RenamedEnv, Settings, check_settings, env_name
 
 DEFAULT_FILE = Path("factline.toml")
 SECRET_KEYS = frozenset({"openai_api_key", "wordpress_app_password"})
@@ -76,7 +77,7 @@ def load_pipelines(**overrides: Any) -> list[Pipeline]:
     """Every configured pipeline, in file order; one pipeline ``content`` from the environment without a file."""
     path = config_path()
     if path is None:
-        settings = check_settings(lambda: Settings(**overrides))
+        settings = check_settings(Settings, overrides)
         return [Pipeline(settings.pipeline, settings, _sources(settings, {}, {}, None))]
     data = _read(path)
     defaults, tables = data.get("defaults", {}), data.get("pipelines", [])
@@ -93,7 +94,7 @@ def load_pipelines(**overrides: Any) -> list[Pipeline]:
     if not tables:
         problems.append(f"{path}: no [[pipelines]] table")
     if any("[defaults]" in line for line in problems):
-        raise ConfigError("\n".join(problems))  # every pipeline would repeat them
+        raise ConfigError(*problems)  # every pipeline would repeat them
     cls = _file_settings_class(path, has_defaults="defaults" in data)
     pipelines = []
     for table in tables:
@@ -102,13 +103,13 @@ def load_pipelines(**overrides: Any) -> list[Pipeline]:
             continue
         init = {"pipeline": table["name"], **_plain(table), **_secrets(defaults), **_secrets(table), **overrides}
         try:
-            settings = check_settings(lambda: cls(**init), where=where)
+            settings = check_settings(cls, init, where=where)
         except ConfigError as exc:
-            problems.append(str(exc))
+            problems.extend(exc.problems)
             continue
         pipelines.append(Pipeline(table["name"], settings, _sources(settings, table, defaults, path)))
     if problems:
-        raise ConfigError("\n".join(problems))
+        raise ConfigError(*problems)
     return pipelines
 
 
@@ -135,7 +136,7 @@ def _read(path: Path) -> dict[str, Any]:
     if not isinstance(data.get("defaults", {}), dict) or not isinstance(data.get("pipelines", []), list):
         problems.append(f"{path}: defaults must be a table and pipelines an array of tables ([[pipelines]])")
     if problems:
-        raise ConfigError("\n".join(problems))
+        raise ConfigError(*problems)
     return data
 
 

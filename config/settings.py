@@ -2,27 +2,29 @@
 
 Nothing reads ``os.environ`` at import time: ``load_settings()`` is called by the CLI's
 ``main()`` and the result is passed down. A bad value raises ``ConfigError`` whose message
-is one line naming the variable; the CLI prints it and exits 2.
+is one line naming the variable; every bad setting is reported at once (one line each), then the
+CLI exits 2. A check of one value is a ``field_validator`` on Settings; a check across values is a
+function in ``CROSS_CHECKS`` that returns its problem lines.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timezone
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+
+from config.cron import parse_cron, parse_time_zone
+from config.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_TOPICS = CONFIG_DIR / "topics.txt"
 
 CommaList = Annotated[list[str], NoDecode]
 ENV_NAMES = {"language": "FACTLINE_LANGUAGE"}  # LANGUAGE is gettext's variable, set on most Linux logins
-
-
-class ConfigError(Exception):
-    """A setting is missing or invalid; the message names it in one line."""
 
 
 class Settings(BaseSettings):
@@ -78,8 +80,11 @@ class Settings(BaseSettings):
     retry_max_wait: float = Field(30.0, ge=0)
     http_timeout_seconds: float = Field(10.0, gt=0)
 
-    # content
+    # content: TOPICS_SOURCE is a text file (one topic a line) or an RSS/Atom URL read within these limits
     topics_source: str = str(DEFAULT_TOPICS)
+    topics_feed_max_bytes: int = Field(5_000_000, ge=1024)
+    topics_feed_deadline_seconds: float = Field(30.0, gt=0)
+    topics_feed_max_items: int = Field(200, ge=1)
 
     # publishing
     publish_target: Literal["local", "wordpress"] = "local"
@@ -91,11 +96,11 @@ class Settings(BaseSettings):
     wordpress_user: str | None = None
     wordpress_app_password: SecretStr | None = None
 
-    # logging
+    # logging (both case-insensitive; NO_COLOR, the cross-tool convention, is read by pipeline.logs)
     log_format: Literal["text", "json"] = "text"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
-    # daemon (cron expressions and the time zone are checked when the daemon starts: pipeline.cron)
+    # daemon (crontab expressions and an IANA time zone, checked here with config.cron)
     schedule_cron: str = "0 6 * * *"
     schedule_timezone: str = "UTC"
     schedule_misfire_grace_seconds: int = Field(300, ge=1)
@@ -124,6 +129,25 @@ class Settings(BaseSettings):
     def _split_hosts(cls, value: object) -> object:
         if isinstance(value, str):
             return [h.strip().lower() for h in value.split(",") if h.strip()]
+        return value
+
+    @field_validator("log_level", "log_format", mode="before")
+    @classmethod
+    def _any_case(cls, value: object, info: Any) -> object:
+        if not isinstance(value, str):
+            return value
+        return value.strip().upper() if info.field_name == "log_level" else value.strip().lower()
+
+    @field_validator("schedule_timezone")
+    @classmethod
+    def _time_zone(cls, value: str) -> str:
+        parse_time_zone(value)
+        return value
+
+    @field_validator("schedule_cron", "report_cron")
+    @classmethod
+    def _cron(cls, value: str) -> str:
+        parse_cron(value, timezone.utc)
         return value
 
     @field_validator("database_url")
@@ -175,28 +199,47 @@ def env_name(field: str) -> str:
     return ENV_NAMES.get(field, field.upper())
 
 
+def _wordpress_credentials(settings: Settings) -> list[str]:
+    if settings.publish_target != "wordpress":
+        return []
+    return [f"missing setting {field.upper()}: required when PUBLISH_TARGET=wordpress"
+            for field in ("wordpress_url", "wordpress_user", "wordpress_app_password")
+            if getattr(settings, field) is None]
+
+
+CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials,)
+
+
+def _problem(error: Any, where: str) -> str:
+    """One line naming the variable (or the pipelines file's key). The value is never quoted: it may be a secret."""
+    name = str(error["loc"][0]) if error["loc"] else "settings"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if where:
+        return f"{where}: invalid key {name}: {message}"
+    return f"invalid setting {env_name(name)}: {message}"
+
+
 def load_settings(**overrides: object) -> Settings:
-    """Build Settings from the environment (and .env); raise ConfigError naming the bad variable."""
-    return check_settings(lambda: Settings(**overrides))  # type: ignore[arg-type]
+    """Build Settings from the environment (and .env); raise ConfigError with a line per bad variable."""
+    return check_settings(Settings, overrides)
 
 
-def check_settings(build: Callable[[], Settings], where: str = "") -> Settings:
-    """Call ``build`` and turn a validation error into a one-line ConfigError naming the setting.
+def check_settings(cls: type[Settings], values: dict[str, Any], where: str = "") -> Settings:
+    """``cls(**values)``, or a ConfigError with one line per bad setting.
 
-    ``where`` prefixes the message (the pipelines file and pipeline), whose keys are the lower-case names.
+    When some values are invalid, the cross-value checks still run, on those values' defaults, so one
+    start reports every problem. ``where`` prefixes each line (the pipelines file and pipeline).
     """
+    problems: list[str] = []
     try:
-        settings = build()
+        settings = cls(**values)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        name = str(err["loc"][0]) if err["loc"] else "settings"
-        if where:
-            raise ConfigError(f"{where}: invalid key {name}: {err['msg']}") from None
-        raise ConfigError(f"invalid setting {env_name(name)}: {err['msg']}") from None
-    if settings.publish_target == "wordpress":
-        for field in ("wordpress_url", "wordpress_user", "wordpress_app_password"):
-            if getattr(settings, field) is None:
-                if where:
-                    raise ConfigError(f"{where}: missing key {field}: required when publish_target = \"wordpress\"")
-                raise ConfigError(f"missing setting {field.upper()}: required when PUBLISH_TARGET=wordpress")
+        errors = exc.errors()
+        problems = list(dict.fromkeys(_problem(err, where) for err in errors))
+        bad = {str(err["loc"][0]) for err in errors if err["loc"]}
+        defaults = {name: Settings.model_fields[name].default for name in bad if name in Settings.model_fields}
+        settings = cls(**{**values, **defaults})
+    problems += [f"{where}: {line}" if where else line for check in CROSS_CHECKS for line in check(settings)]
+    if problems:
+        raise ConfigError(*problems)
     return settings

@@ -16,7 +16,7 @@ from loguru import logger
 
 from config import ConfigError, Settings, load_pipelines, select
 from pipeline import logs
-from pipeline.cron import time_zone
+from config.cron import time_zone
 from pipeline.daemon import run_daemon
 from pipeline.ledger import queries
 from pipeline.ledger.daily import day_ledger
@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         one = args.command == "run" or getattr(args, "pipeline", None) is not None
         settings = (select(args.fleet, getattr(args, "pipeline", None)) if one else args.fleet[0]).settings
     except ConfigError as exc:
-        for line in str(exc).splitlines():
+        for line in exc.problems:
             print(f"factline: {line}", file=sys.stderr)
         return 2
     logs.configure(settings)

@@ -37,7 +37,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from config import ConfigError, Settings
 from pipeline.alerts import send_alert
-from pipeline.cron import cron_trigger, tick_time, time_zone
+from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.ledger import queries
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.db import open_ledger

@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from config import Pipeline, Settings
 from config.pipelines import config_path, select as select_pipeline, shown
-from pipeline.cron import cron_trigger, time_zone
+from config.cron import cron_trigger, time_zone
 from pipeline.ledger.db import read_ledger
 from pipeline.ledger.models import Run
 

@@ -24,7 +24,7 @@ from loguru import logger
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pipeline.cron import tick_time
+from config.cron import tick_time
 from pipeline.ledger.models import Run
 from pipeline.workers.app import TASK
 from pipeline.workers.ticks import aware, claim_tick, mark_sent, now, to_resend
