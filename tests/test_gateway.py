@@ -20,15 +20,15 @@ from sqlalchemy import select
 from capabilities import CATALOG
 from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
 from capabilities.httperrors import raise_for_status, transport_error
-from pipeline.errors import StopRun
+from pipeline.outcome import StopRun
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
-from pipeline.gateway.retry import RetryPolicy
+from pipeline.retry import RetryPolicy
 from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import ToolCall
 from pipeline.ledger.store import LedgerStore
-from pipeline.model import ToolCallRequest
+from pipeline.turns import ToolCallRequest
 from pipeline.ledger.db import open_ledger
 from tests.conftest import FakeSleep, make_settings
 

@@ -20,17 +20,17 @@ from pydantic import ValidationError
 
 from capabilities.base import Capability, CapabilityContext, ToolResult
 from capabilities.errors import ArgumentsRejected, AuthFailed, Retryable, ToolFailed, ToolRejected
-from pipeline.errors import StopRun
 from pipeline.gateway.budget import LoopDetector, RunUsage
 from pipeline.gateway.names import fingerprint, resembles
-from pipeline.gateway.retry import RetryExhausted, RetryPolicy, call_with_retries
 from pipeline.ledger.journal import CallRecord, RunJournal
-from pipeline.model import ToolCallRequest
+from pipeline.outcome import CallOutcome, EventKind, StopRun, Verdict
+from pipeline.retry import RetryExhausted, RetryPolicy, call_with_retries
+from pipeline.turns import ToolCallRequest
 
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    status: str  # ok | rejected | failed | dedup
+    status: CallOutcome
     content: str  # JSON text that goes back to the model
     ledger_id: int
 
@@ -73,17 +73,17 @@ class Gateway:
             args = capability.Args.model_validate_json(call.arguments or "{}", strict=True)
         except ValidationError as exc:
             self.loops.observe(fingerprint(call.name, call.arguments))
-            return self._reply(turn, call, "rejected", "schema", _error("schema", _schema_detail(exc)), log)
+            return self._reply(turn, call, CallOutcome.rejected, "schema", _error("schema", _schema_detail(exc)), log)
         print_ = fingerprint(call.name, args.model_dump(mode="json"))
         self.loops.observe(print_)
         if print_ in self.answers:
-            record = CallRecord(turn, call.id, call.name, call.arguments, "dedup", "duplicate_call",
+            record = CallRecord(turn, call.id, call.name, call.arguments, CallOutcome.dedup, "duplicate_call",
                                 result=json.loads(self.answers[print_]))
             log.info("tool.dedup")
-            return ToolOutcome("dedup", self.answers[print_], self.journal.call(record))
+            return ToolOutcome(CallOutcome.dedup, self.answers[print_], self.journal.call(record))
         if capability.name in self.unavailable:
-            self._record(turn, call, "failed", "unavailable_again", detail="called again after escalation")
-            raise StopRun("unavailable", "unavailable_again", f"{capability.name} was already escalated as unavailable")
+            self._record(turn, call, CallOutcome.failed, "unavailable_again", detail="called again after escalation")
+            raise StopRun(Verdict.unavailable, "unavailable_again", f"{capability.name} was already escalated as unavailable")
         return self._execute(turn, call, capability, args, print_, log)
 
     def _unknown(self, turn: int, call: ToolCallRequest, log: Any) -> ToolOutcome:
@@ -93,7 +93,7 @@ class Gateway:
         available = sorted(self.catalog)
         error = _error("unknown_tool", f"no tool named {call.name!r}; use one of the available names exactly",
                        available=available)
-        outcome = self._reply(turn, call, "rejected", reason, error, log, shadow_of=shadow)
+        outcome = self._reply(turn, call, CallOutcome.rejected, reason, error, log, shadow_of=shadow)
         self.usage.count_unknown_tool()
         return outcome
 
@@ -110,7 +110,7 @@ class Gateway:
 
         def on_retry(attempt_no: int, wait: float, exc: Retryable) -> None:
             log.warning("tool.retry", attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
-            self.journal.event("tool_retry", tool=call.name, attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
+            self.journal.event(EventKind.tool_retry, tool=call.name, attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
 
         started = time.monotonic()
         attempts = 0
@@ -118,51 +118,51 @@ class Gateway:
             result, attempts = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
         except ToolRejected as exc:
             reason = "hallucinated_argument" if exc.hallucinated_argument else "validation"
-            return self._reply(turn, call, "rejected", reason, _error("validation", exc.detail), log, started=started,
+            return self._reply(turn, call, CallOutcome.rejected, reason, _error("validation", exc.detail), log, started=started,
                                attempts=tries[0])
         except ArgumentsRejected as exc:
             count = self.argument_rejections[capability.name] = self.argument_rejections.get(capability.name, 0) + 1
             if count == 1:
                 error = _error("arguments", exc.detail, hint="correct the arguments once; a second refusal is final")
-                return self._reply(turn, call, "failed", "arguments", error, log, started=started, attempts=tries[0])
-            return self._reply(turn, call, "failed", "arguments_final", _error("failed", exc.detail), log,
+                return self._reply(turn, call, CallOutcome.failed, "arguments", error, log, started=started, attempts=tries[0])
+            return self._reply(turn, call, CallOutcome.failed, "arguments_final", _error("failed", exc.detail), log,
                                started=started, attempts=tries[0])
         except ToolFailed as exc:
-            return self._reply(turn, call, "failed", "failed", _error("failed", exc.detail), log, started=started,
+            return self._reply(turn, call, CallOutcome.failed, "failed", _error("failed", exc.detail), log, started=started,
                                attempts=tries[0])
         except RetryExhausted as exc:
             self.unavailable.add(capability.name)
-            self.journal.event("escalation", tool=call.name, attempts=exc.attempts, detail=exc.last.detail)
+            self.journal.event(EventKind.escalation, tool=call.name, attempts=exc.attempts, detail=exc.last.detail)
             error = _error("unavailable", str(exc), hint="the service is unavailable; do not call this tool again, finish")
-            return self._reply(turn, call, "failed", "retry_exhausted", error, log, started=started,
+            return self._reply(turn, call, CallOutcome.failed, "retry_exhausted", error, log, started=started,
                                attempts=exc.attempts)
         except AuthFailed as exc:
-            self._record(turn, call, "failed", "auth", detail=exc.detail, started=started, error_class="AuthFailed",
+            self._record(turn, call, CallOutcome.failed, "auth", detail=exc.detail, started=started, error_class="AuthFailed",
                          attempts=tries[0])
-            raise StopRun("auth_failed", "auth", exc.detail) from exc
+            raise StopRun(Verdict.auth_failed, "auth", exc.detail) from exc
         except Exception as exc:  # a bug in a capability: record it and stop, never hide it
-            self._record(turn, call, "failed", "internal", detail=str(exc)[:500], started=started,
+            self._record(turn, call, CallOutcome.failed, "internal", detail=str(exc)[:500], started=started,
                          error_class=exc.__class__.__name__, attempts=tries[0])
             log.exception("tool.crashed")
-            raise StopRun("error", "internal", f"{call.name} raised {exc.__class__.__name__}: {exc}") from exc
+            raise StopRun(Verdict.error, "internal", f"{call.name} raised {exc.__class__.__name__}: {exc}") from exc
         content = result.payload
         if self.usage.calls_spent:
             content = {**content, "notice": "tool-call budget spent: finish now without calling tools"}
         text = json.dumps(content, ensure_ascii=False)
         self.answers[print_] = text
-        ledger_id = self._record(turn, call, "ok", None, result=result.payload, started=started, attempts=attempts,
+        ledger_id = self._record(turn, call, CallOutcome.ok, None, result=result.payload, started=started, attempts=attempts,
                                  key=keys[0])
         log.info("tool.finished", outcome="ok", summary=result.summary, attempts=attempts)
-        return ToolOutcome("ok", text, ledger_id)
+        return ToolOutcome(CallOutcome.ok, text, ledger_id)
 
-    def _reply(self, turn: int, call: ToolCallRequest, outcome: str, reason: str, error: dict[str, Any], log: Any,
+    def _reply(self, turn: int, call: ToolCallRequest, outcome: CallOutcome, reason: str, error: dict[str, Any], log: Any,
                *, shadow_of: str | None = None, started: float | None = None, attempts: int = 0) -> ToolOutcome:
         ledger_id = self._record(turn, call, outcome, reason, detail=error["detail"], shadow_of=shadow_of,
                                  started=started, attempts=attempts, result=error)
-        log.warning("tool.finished", outcome=outcome, reason=reason, detail=error["detail"])
+        log.warning("tool.finished", outcome=str(outcome), reason=reason, detail=error["detail"])
         return ToolOutcome(outcome, json.dumps(error, ensure_ascii=False), ledger_id)
 
-    def _record(self, turn: int, call: ToolCallRequest, outcome: str, reason: str | None, *,
+    def _record(self, turn: int, call: ToolCallRequest, outcome: CallOutcome, reason: str | None, *,
                 result: dict[str, Any] | None = None, detail: str | None = None, shadow_of: str | None = None,
                 started: float | None = None, attempts: int = 0, key: str | None = None,
                 error_class: str | None = None) -> int:
