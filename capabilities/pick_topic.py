@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult
 from capabilities.errors import Retryable, ToolFailed, ToolRejected
 
 
@@ -38,17 +38,20 @@ def read_topics(source: str, http: httpx.Client) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
-class PickTopic(Capability[PickTopicArgs]):
+class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):
     name = "pick_topic"
     description = "Pick the next topic that has not been published yet. Returns topic_id and title."
     Args = PickTopicArgs
+    probe_task = "Pick the topic for today's article."
+    lookalike = "pick_topics"
 
-    def validate(self, ctx: CapabilityContext, args: PickTopicArgs) -> None:
+    def prepare(self, ctx: CapabilityContext, args: PickTopicArgs) -> Prepared[PickTopicArgs]:
         picked = ctx.store.topic_for_run()
         if picked is not None:
             raise ToolRejected(f"this run already picked topic {picked.id} ({picked.title!r}); use that topic_id")
+        return Prepared(args=args)
 
-    def execute(self, ctx: CapabilityContext, args: PickTopicArgs) -> ToolResult:
+    def execute(self, ctx: CapabilityContext, prepared: Prepared[PickTopicArgs]) -> ToolResult:
         titles = read_topics(ctx.settings.topics_source, ctx.http)
         topic = ctx.store.claim_topic(titles, ctx.forced_topic)
         if topic is None:

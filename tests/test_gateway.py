@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from sqlalchemy import select
 
 from capabilities import CATALOG
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult
 from capabilities.httperrors import raise_for_status, transport_error
 from pipeline.outcome import StopRun
 from pipeline.gateway.budget import RunBudget, RunUsage
@@ -37,19 +37,21 @@ class FetchArgs(StrictArgs):
     path: str
 
 
-class Fetch(Capability[FetchArgs]):
+class Fetch(Capability[FetchArgs, Prepared[FetchArgs]]):
     """A capability that GETs a path on the platform: the edge where faults are injected."""
 
     name = "fetch"
     description = "fetch a path"
     Args = FetchArgs
+    probe_task = "Fetch the page."
+    lookalike = "fetch_page"
 
-    def validate(self, ctx: CapabilityContext, args: FetchArgs) -> None:
-        return None
+    def prepare(self, ctx: CapabilityContext, args: FetchArgs) -> Prepared[FetchArgs]:
+        return Prepared(args=args)
 
-    def execute(self, ctx: CapabilityContext, args: FetchArgs) -> ToolResult:
+    def execute(self, ctx: CapabilityContext, prepared: Prepared[FetchArgs]) -> ToolResult:
         try:
-            response = ctx.http.get(f"http://platform.test/{args.path}")
+            response = ctx.http.get(f"http://platform.test/{prepared.args.path}")
         except httpx.TransportError as exc:
             raise transport_error(exc, "fetch") from exc
         raise_for_status(response, "fetch")

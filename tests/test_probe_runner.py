@@ -15,7 +15,7 @@ from config import Settings
 from pipeline.cli import build_parser, run_command
 from pipeline.retry import RetryPolicy
 from pipeline.model import ChatModel
-from pipeline.probe.catalog_probes import LOOKALIKES
+from pipeline.catalog import LOOKALIKES
 from pipeline.probe.runner import PROMPT_VERSION, jobs, load_suite, run_suite, select
 from pipeline.probe.storage import RunKey, latest_runs, stored
 from pipeline.ledger.db import open_ledger

@@ -1,6 +1,7 @@
 """The gateway: every tool call the model emits passes here, and only here, on its way to a capability.
 
-    whitelist (exact names) -> schema (strict) -> dedup -> business validate -> execute (retry state machine)
+    whitelist (exact names) -> schema (strict) -> dedup -> prepare (business validation, key, once)
+      -> execute (retry state machine)
 
 Each step's failure has an explicit path: a structured error back to the model, or a StopRun.
 Every call, whatever its fate, becomes one tool_calls row.
@@ -8,6 +9,7 @@ Every call, whatever its fate, becomes one tool_calls row.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import time
@@ -97,52 +99,29 @@ class Gateway:
         self.usage.count_unknown_tool()
         return outcome
 
-    def _execute(self, turn: int, call: ToolCallRequest, capability: Capability, args: Any, print_: str,
+    def _execute(self, turn: int, call: ToolCallRequest, capability: Capability[Any, Any], args: Any, print_: str,
                  log: Any) -> ToolOutcome:
-        keys: list[str | None] = [None]
-        tries = [0]  # executions started: what the ledger's attempts records on every path
+        started = time.monotonic()
+        attempts = 0  # executions started: what the ledger's attempts column records on every path
 
         def attempt() -> ToolResult:
-            capability.validate(self.ctx, args)
-            keys[0] = capability.idempotency_key(self.ctx, args)
-            tries[0] += 1
-            return capability.execute(self.ctx, args)
+            nonlocal attempts
+            attempts += 1
+            return capability.execute(self.ctx, prepared)
 
         def on_retry(attempt_no: int, wait: float, exc: Retryable) -> None:
             log.warning("tool.retry", attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
-            self.journal.event(EventKind.tool_retry, tool=call.name, attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
+            self.journal.event(EventKind.tool_retry, tool=call.name, attempt=attempt_no, wait=round(wait, 3),
+                               detail=exc.detail)
 
-        started = time.monotonic()
-        attempts = 0
         try:
-            result, attempts = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
-        except ToolRejected as exc:
-            reason = "hallucinated_argument" if exc.hallucinated_argument else "validation"
-            return self._reply(turn, call, CallOutcome.rejected, reason, _error("validation", exc.detail), log, started=started,
-                               attempts=tries[0])
-        except ArgumentsRejected as exc:
-            count = self.argument_rejections[capability.name] = self.argument_rejections.get(capability.name, 0) + 1
-            if count == 1:
-                error = _error("arguments", exc.detail, hint="correct the arguments once; a second refusal is final")
-                return self._reply(turn, call, CallOutcome.failed, "arguments", error, log, started=started, attempts=tries[0])
-            return self._reply(turn, call, CallOutcome.failed, "arguments_final", _error("failed", exc.detail), log,
-                               started=started, attempts=tries[0])
-        except ToolFailed as exc:
-            return self._reply(turn, call, CallOutcome.failed, "failed", _error("failed", exc.detail), log, started=started,
-                               attempts=tries[0])
-        except RetryExhausted as exc:
-            self.unavailable.add(capability.name)
-            self.journal.event(EventKind.escalation, tool=call.name, attempts=exc.attempts, detail=exc.last.detail)
-            error = _error("unavailable", str(exc), hint="the service is unavailable; do not call this tool again, finish")
-            return self._reply(turn, call, CallOutcome.failed, "retry_exhausted", error, log, started=started,
-                               attempts=exc.attempts)
-        except AuthFailed as exc:
-            self._record(turn, call, CallOutcome.failed, "auth", detail=exc.detail, started=started, error_class="AuthFailed",
-                         attempts=tries[0])
-            raise StopRun(Verdict.auth_failed, "auth", exc.detail) from exc
+            prepared = capability.prepare(self.ctx, args)  # once: validation, key, records; no side effect
+            result, _ = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
+        except (ToolRejected, ToolFailed, RetryExhausted, AuthFailed) as exc:
+            return self._not_done(turn, call, exc, log, started, attempts)
         except Exception as exc:  # a bug in a capability: record it and stop, never hide it
             self._record(turn, call, CallOutcome.failed, "internal", detail=str(exc)[:500], started=started,
-                         error_class=exc.__class__.__name__, attempts=tries[0])
+                         error_class=exc.__class__.__name__, attempts=attempts)
             log.exception("tool.crashed")
             raise StopRun(Verdict.error, "internal", f"{call.name} raised {exc.__class__.__name__}: {exc}") from exc
         content = result.payload
@@ -150,10 +129,40 @@ class Gateway:
             content = {**content, "notice": "tool-call budget spent: finish now without calling tools"}
         text = json.dumps(content, ensure_ascii=False)
         self.answers[print_] = text
-        ledger_id = self._record(turn, call, CallOutcome.ok, None, result=result.payload, started=started, attempts=attempts,
-                                 key=keys[0])
+        ledger_id = self._record(turn, call, CallOutcome.ok, None, result=result.payload, started=started,
+                                 attempts=attempts, key=prepared.key)
         log.info("tool.finished", outcome="ok", summary=result.summary, attempts=attempts)
         return ToolOutcome(CallOutcome.ok, text, ledger_id)
+
+    def _not_done(self, turn: int, call: ToolCallRequest, exc: ToolRejected | ToolFailed | RetryExhausted | AuthFailed,
+                  log: Any, started: float, attempts: int) -> ToolOutcome:
+        """The answer to the model, and the ledger row, of a call a capability refused or failed; auth stops the run."""
+        reply = functools.partial(self._reply, turn, call, log=log, started=started, attempts=attempts)
+        match exc:
+            case ToolRejected(hallucinated_argument=True):
+                return reply(CallOutcome.rejected, "hallucinated_argument", _error("validation", exc.detail))
+            case ToolRejected():
+                return reply(CallOutcome.rejected, "validation", _error("validation", exc.detail))
+            case ArgumentsRejected() if self._argument_rejections(call.name) == 1:
+                hint = "correct the arguments once; a second refusal is final"
+                return reply(CallOutcome.failed, "arguments", _error("arguments", exc.detail, hint=hint))
+            case ArgumentsRejected():
+                return reply(CallOutcome.failed, "arguments_final", _error("failed", exc.detail))
+            case ToolFailed():
+                return reply(CallOutcome.failed, "failed", _error("failed", exc.detail))
+            case RetryExhausted():
+                self.unavailable.add(call.name)
+                self.journal.event(EventKind.escalation, tool=call.name, attempts=exc.attempts, detail=exc.last.detail)
+                hint = "the service is unavailable; do not call this tool again, finish"
+                return reply(CallOutcome.failed, "retry_exhausted", _error("unavailable", str(exc), hint=hint))
+            case _:  # AuthFailed: stop the run at once, without retry
+                self._record(turn, call, CallOutcome.failed, "auth", detail=exc.detail, started=started,
+                             error_class="AuthFailed", attempts=attempts)
+                raise StopRun(Verdict.auth_failed, "auth", exc.detail) from exc
+
+    def _argument_rejections(self, name: str) -> int:
+        self.argument_rejections[name] = self.argument_rejections.get(name, 0) + 1
+        return self.argument_rejections[name]
 
     def _reply(self, turn: int, call: ToolCallRequest, outcome: CallOutcome, reason: str, error: dict[str, Any], log: Any,
                *, shadow_of: str | None = None, started: float | None = None, attempts: int = 0) -> ToolOutcome:

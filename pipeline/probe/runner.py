@@ -28,9 +28,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from pipeline.catalog import CATALOG_VERSION, TOOLS, version_of
+from capabilities import CATALOG
+from pipeline.catalog import CATALOG_VERSION, version_of
 from pipeline.model import ChatModel, LLMRequestFailed
-from pipeline.probe.catalog_probes import build_catalog_probes
+from pipeline.probe.catalog_probes import factline_probes
 from pipeline.probe.model import KINDS, Probe
 from pipeline.probe.scoring import score
 from pipeline.probe.storage import RunKey, StoredAnswer, answered, finish_run, open_run, record
@@ -92,7 +93,7 @@ def load_suite(source: str) -> Suite:
     """factline's catalog probes, the committed BFCL probes, or both (factline first)."""
     if source not in SOURCES:
         raise ValueError(f"probe source must be one of {SOURCES}, not {source!r}")
-    factline = build_catalog_probes(TOOLS) if source != "bfcl" else []
+    factline = factline_probes(CATALOG) if source != "bfcl" else []
     bfcl, bfcl_file, bfcl_tools = _bfcl() if source != "factline" else ((), "", "")
     suite = version_of({"factline": [p.to_dict() for p in factline], "bfcl": bfcl_file})
     return Suite(source, [*factline, *bfcl], CATALOG_VERSION if factline else bfcl_tools, suite)
