@@ -114,12 +114,21 @@ class Settings(BaseSettings):
             return "postgresql+psycopg://" + value.removeprefix("postgresql://")
         return value
 
-    @field_validator("openai_base_url", "alert_webhook_url")
+    @field_validator("openai_base_url", "alert_webhook_url", "wordpress_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL")
         return value or None
+
+    def wordpress_site(self) -> tuple[str, str, SecretStr]:
+        """WORDPRESS_URL, WORDPRESS_USER and WORDPRESS_APP_PASSWORD; a ConfigError names the first one missing."""
+        url, user, password = self.wordpress_url, self.wordpress_user, self.wordpress_app_password
+        for name, value in (("WORDPRESS_URL", url), ("WORDPRESS_USER", user), ("WORDPRESS_APP_PASSWORD", password)):
+            if not value:
+                raise ConfigError(f"missing setting {name}: required when PUBLISH_TARGET=wordpress")
+        assert url and user and password  # for the type checker: the loop above refused each None
+        return url, user, password
 
 
 def load_settings(**overrides: object) -> Settings:
@@ -131,7 +140,5 @@ def load_settings(**overrides: object) -> Settings:
         name = str(err["loc"][0]).upper() if err["loc"] else "settings"
         raise ConfigError(f"invalid setting {name}: {err['msg']}") from None
     if settings.publish_target == "wordpress":
-        for field in ("wordpress_url", "wordpress_user", "wordpress_app_password"):
-            if getattr(settings, field) is None:
-                raise ConfigError(f"missing setting {field.upper()}: required when PUBLISH_TARGET=wordpress")
+        settings.wordpress_site()  # fail at start, naming the missing setting
     return settings

@@ -26,7 +26,7 @@ from typing import Any
 import openai
 
 from capabilities.errors import AuthFailed, Retryable, ToolFailed
-from capabilities.httperrors import RETRYABLE_STATUS, parse_retry_after
+from capabilities.httperrors import is_retryable_status, parse_retry_after
 from config import Settings
 from pipeline.outcome import StopRun, Verdict
 from pipeline.retry import OnRetry, RetryExhausted, RetryPolicy, call_with_retries
@@ -139,7 +139,7 @@ def _classify(exc: openai.OpenAIError) -> Exception:
         status = exc.status_code
         if status in (401, 403):
             return LLMAuthFailed(f"LLM endpoint refused the credentials: HTTP {status}")
-        if status in RETRYABLE_STATUS:
+        if is_retryable_status(status):
             return Retryable(f"LLM endpoint: HTTP {status}",
                              retry_after=parse_retry_after(exc.response.headers.get("retry-after")))
         return LLMRequestFailed(f"LLM endpoint: HTTP {status}: {str(exc)[:300]}")
