@@ -21,7 +21,7 @@ from capabilities.errors import Retryable
 from config import Settings
 from pipeline.ledger.db import open_ledger
 from pipeline.model import LLMUnavailable, make_chat_model, make_client
-from pipeline.probe.progress import Progress
+from pipeline.progress import Progress
 from pipeline.probe.report import format_table, render_html, trend
 from pipeline.probe.runner import PROMPT_VERSION, SOURCES, jobs, load_suite, run_suite, select
 from pipeline.probe.storage import RunKey, stored
