@@ -24,9 +24,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from benchmarks.common import IMAGES, Stats, production_logs_to_devnull, progress, save, table
-from tests.celery_harness import Fleet
-from tests.conftest import fresh_pg_database, make_settings
-from tests.scripted_model import ScriptedModel, happy_path
+from testkit.fleet import Fleet
+from config import load_settings
+from testkit.databases import fresh_pg_database
+from testkit.scripted_model import ScriptedModel, happy_path
 
 BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 COMPLETION_SECONDS = 0.3
@@ -38,7 +39,7 @@ def slow_model() -> ScriptedModel:
 
 
 def _slow_writer(request):  # noqa: ANN001, ANN202 - the scripted model's writer signature
-    from tests.scripted_model import default_writer
+    from testkit.scripted_model import default_writer
 
     time.sleep(COMPLETION_SECONDS)
     return default_writer(request)
@@ -56,7 +57,7 @@ def throughput(workers: int, runs: int, pipelines: int) -> dict[str, object]:
         try:
             for _ in range(workers):
                 fleet.start_worker()
-            settings = make_settings(db_url, model.base_url, work, executor="celery", celery_broker_url=BROKER,
+            settings = load_settings(database_url=db_url, executor="celery", celery_broker_url=BROKER,
                                      celery_queue=fleet.queue)
             from pipeline.ledger.db import open_ledger
 
@@ -102,8 +103,7 @@ def scheduler_cost(ticks: int) -> dict[str, object]:
     work = Path(tempfile.mkdtemp(prefix="bench-celery-"))
     queue = f"factline.bench.{int(time.time())}"
     with fresh_pg_database() as db_url:
-        settings = make_settings(db_url, "http://127.0.0.1:9/v1", work, executor="celery", celery_broker_url=BROKER,
-                                 celery_queue=queue)
+        settings = load_settings(database_url=db_url, executor="celery", celery_broker_url=BROKER, celery_queue=queue)
         sessions = open_ledger(db_url)
         app = make_app(settings)
         sender = TickSender(sessions, app, queue, [], reconcile_seconds=60, heartbeat_seconds=10)
@@ -133,7 +133,8 @@ def ledger_cost(runs: int) -> dict[str, object]:
     topics = work / "topics.txt"
     topics.write_text("\n".join(f"Ledger cost topic {i}" for i in range(runs + 1)) + "\n", encoding="utf-8")
     with fresh_pg_database() as db_url, ScriptedModel() as model:
-        settings = make_settings(db_url, model.base_url, work, topics_source=str(topics))
+        settings = load_settings(database_url=db_url, openai_base_url=model.base_url, factline_model="scripted",
+                                 topics_source=str(topics), local_site_dir=work / "site", local_site_port=0)
         with open_runtime(settings) as runtime:
             engine = runtime.sessions.kw["bind"]
             run_once(runtime)  # warm: connections, caches

@@ -16,7 +16,7 @@ import multiprocessing
 import time
 
 from benchmarks.common import progress, save, table
-from tests.conftest import fresh_pg_database
+from testkit.databases import fresh_pg_database
 
 
 def _register(db_url: str, worker: int, count: int, start: multiprocessing.synchronize.Event,  # type: ignore[name-defined]

@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.celery_harness import Audit, Fleet, restart_rabbitmq  # noqa: E402
-from tests.conftest import fresh_pg_database  # noqa: E402
-from tests.scripted_model import ScriptedModel  # noqa: E402
+from testkit.fleet import Audit, Fleet, restart_rabbitmq  # noqa: E402
+from testkit.databases import fresh_pg_database  # noqa: E402
+from testkit.scripted_model import ScriptedModel  # noqa: E402
 
 BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 

@@ -21,7 +21,7 @@ from pipeline.workers.dispatch import TickSender
 from pipeline.workers.ticks import Take, claim_tick, now
 from pipeline.workers.worker import TickRunner
 from tests.conftest import make_settings
-from tests.scripted_model import ScriptedModel, happy_path, say, script, step_call
+from testkit.scripted_model import ScriptedModel, happy_path, say, script, step_call
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from config import ConfigError, load_pipelines
 from pipeline.ledger.models import Publication, Run, Topic
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtimes
-from tests.scripted_model import ScriptedModel
+from testkit.scripted_model import ScriptedModel
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -216,7 +216,7 @@ def test_inline_daemon_ticks_every_pipeline_on_its_own_schedule(model: ScriptedM
     """Two pipelines, every second and every 2 s: both tick, their runs and /metrics carry their names."""
     import httpx
 
-    from tests.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
+    from testkit.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
 
     config = tmp_path / "factline.toml"
     config.write_text('[[pipelines]]\nname = "fast"\nschedule_cron = "* * * * * *"\n'

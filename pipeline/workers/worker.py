@@ -24,7 +24,8 @@ from sqlalchemy import select
 from config import ConfigError, Settings
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
-from pipeline.runner import CATALOG_VERSION, PROMPT_VERSION, run_once
+from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION
+from pipeline.runner import run_once
 from pipeline.runtime import Runtime, open_runtimes
 from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, make_app
 from pipeline.workers.ticks import HEARTBEATS_TO_DEAD, Take, beat, take

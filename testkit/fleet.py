@@ -26,7 +26,7 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 
 from pipeline.ledger.db import open_ledger
-from tests.daemon_process import DaemonProcess, wait_for
+from testkit.daemon_process import DaemonProcess, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
