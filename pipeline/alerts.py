@@ -22,11 +22,11 @@ ALERT_REASONS = {  # the verdicts that alert, and the reason code when no stop r
 
 
 def alert_body(detail: RunDetail) -> dict[str, Any]:
-    """What the webhook receives for one run: run_id, verdict, reason, and the facts behind the reason."""
+    """What the webhook receives for one run: run_id, its pipeline, verdict, reason, and the facts behind the reason."""
     unbacked = sorted({f"{c.kind}:{c.capability or c.span[:80]}" for c in detail.claims if not c.backed})
     failed = sorted({f"{c.name}:{c.reason}" for c in detail.tool_calls if c.outcome == CallOutcome.failed})
     reason = detail.stop_reason or ALERT_REASONS.get(detail.verdict, detail.verdict)
-    return {"run_id": detail.run_id, "verdict": detail.verdict, "reason": reason,
+    return {"run_id": detail.run_id, "pipeline": detail.pipeline, "verdict": detail.verdict, "reason": reason,
             "unbacked_claims": unbacked, "failed_calls": failed}
 
 

@@ -18,7 +18,8 @@ URL = "https://hooks.example.test/services/T0/B0/secret-token"
 
 def detail(verdict: str) -> RunDetail:
     return RunDetail(
-        run_id=7, trigger="manual", status=RunStatus.finished, verdict=Verdict(verdict), stop_reason=None,
+        run_id=7, pipeline="content", trigger="manual", scheduled_for=None, status=RunStatus.finished,
+        verdict=Verdict(verdict), stop_reason=None,
         error="HTTP 401 for key sk-123", model="scripted", tool_call_mode="native",
         started_at=datetime.now(timezone.utc), finished_at=datetime.now(timezone.utc), tokens=70,
         tool_calls=(CallRow(1, 1, "publish", "{}", CallOutcome.failed, "auth", None, 1, 5, "HTTP 401", None),),
