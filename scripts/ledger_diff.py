@@ -28,10 +28,6 @@ from pipeline.ledger import queries  # noqa: E402
 from pipeline.ledger.db import read_ledger  # noqa: E402
 
 
-def fmt(items: list[str]) -> str:
-    return "{" + ",".join(items) + "}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     group = parser.add_mutually_exclusive_group()
@@ -58,10 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         if not rows:
             print("no runs in the ledger")
         for r in rows:
-            extra = f" prose_calls={fmt(r.prose_calls)}" if r.prose_calls else ""
-            extra += "".join(f" {k}={v}" for k, v in sorted(r.counts.items()))
-            print(f"run {r.run_id} verdict={r.verdict} claimed={fmt(r.claimed)} called={fmt(r.called)} "
-                  f"hallucinated={fmt(r.hallucinated)} ungrounded={fmt(r.ungrounded)}{extra}")
+            print(r.line())
     return 1 if any(r.has_hallucinations for r in rows) else 0
 
 
