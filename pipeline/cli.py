@@ -27,6 +27,7 @@ from pipeline.probe.cli import add_subcommands as add_probe_subcommands
 from pipeline.report import format_day
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
+from pipeline.web.cli import add_subcommands as add_web_subcommands
 
 Handler = Callable[[Settings, argparse.Namespace], int]
 
@@ -132,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     db_sub.add_parser("upgrade", help="apply migrations").set_defaults(handler=cmd_db_upgrade)
 
     add_probe_subcommands(sub)
+    add_web_subcommands(sub)
     return parser
 
 
