@@ -60,13 +60,15 @@ def test_every_page_loads_with_the_ledger_and_no_error(tab: Watched, site: str, 
     assert page.locator("table.runs tbody tr").count() == 4
     assert page.locator(".total h2").all_inner_texts() == ["content", "digest"]
     page.click(f"tr[data-run='{ledger.detours}'] a")
-    assert page.url.endswith(f"/runs/{ledger.detours}")
+    page.wait_for_url(f"**/runs/{ledger.detours}")
     assert page.locator("pre.diffline").inner_text().startswith(f"run {ledger.detours} verdict=success")
     assert page.locator(".call.o-dedup").count() == 1 and page.locator(".call .shadow").count() == 1
     page.click("nav >> text=Publications")
+    page.wait_for_url("**/publications")
     assert page.locator("table.publications tbody tr").count() == 3
     assert page.locator("a.published").first.get_attribute("href").startswith("http://127.0.0.1:")
     page.click("nav >> text=Probes")
+    page.wait_for_url("**/probes")
     assert page.locator("svg.chart").count() == 1 and page.locator("table.probe-runs tbody tr").count() == 2
     assert tab.clean(), (tab.dialogs, tab.errors)
 
@@ -77,18 +79,23 @@ def test_filter_form_and_day_links_narrow_the_list(tab: Watched, site: str, ledg
     page.goto(site + "/")
     page.select_option("select[name=verdict]", "hallucinated")
     page.click("form.filters button")
+    page.wait_for_url("**verdict=hallucinated**")
     assert page.locator("table.runs tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)") == [
         str(ledger.hostile)]
     page.click("form.filters >> text=clear")
+    page.wait_for_url(site + "/")
     page.select_option("select[name=model]", "scripted-b")
     page.click("form.filters button")
+    page.wait_for_url("**model=scripted-b**")
     assert page.locator("table.runs tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)") == [
         str(ledger.detours)]
     page.goto(site + "/")
     page.select_option("select[name=pipeline]", "digest")
     page.click("form.filters button")
+    page.wait_for_url("**pipeline=digest**")
     assert page.locator(".total h2").all_inner_texts() == ["digest"]
     page.click("a[rel=prev]")
+    page.wait_for_url("**day=**")
     assert "No runs started" in page.locator("section.totals").inner_text()
     assert tab.clean(), (tab.dialogs, tab.errors)
 
@@ -121,13 +128,13 @@ def test_token_guards_pages_and_api_in_the_browser(browser: Any, ledger: WebLedg
         page = tab.page
         assert context.request.get(web.url + "/api/today").status == 401
         page.goto(web.url + "/publications")
-        assert "/login?next=%2Fpublications" in page.url
+        page.wait_for_url("**/login?next=%2Fpublications")
         page.fill("input[name=token]", "not-the-token")
         page.click("form.login button")
         assert page.locator("[role=alert]").inner_text() == "That is not the token."
         page.fill("input[name=token]", TOKEN)
         page.click("form.login button")
-        assert page.url == web.url + "/publications"
+        page.wait_for_url(web.url + "/publications")
         assert page.locator("table.publications tbody tr").count() == 3
         assert context.request.get(web.url + "/api/today").status == 200  # the cookie now
         context.close()

@@ -36,6 +36,7 @@ from starlette.staticfiles import StaticFiles
 
 from config import Settings
 from pipeline.cron import time_zone
+from pipeline.ledger.queries import EXIT_CODES
 from pipeline.web import auth
 from pipeline.web.charts import COLOURS, series_chart
 from pipeline.web.data import Filters, publications_page, today_page
@@ -108,7 +109,7 @@ class Dashboard:
         self.env = Environment(loader=PackageLoader("pipeline.web", "templates"), autoescape=True,
                                trim_blocks=True, lstrip_blocks=True)
         self.env.globals.update(tz=str(self.tz), gated=GATED, colours=COLOURS, chart=series_chart,
-                                web_link=web_link, login_required=settings.web_token is not None)
+                                verdicts=list(EXIT_CODES), web_link=web_link)
         self.env.filters.update(when=self._when, seconds=_seconds, query=_query, pretty=pretty)
 
     def _when(self, value: datetime | None, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:

@@ -220,6 +220,7 @@ class PublicationsPage:
     publications: list[PublicationLine]
     has_next: bool
     pipelines: list[str]
+    models: list[str]
 
 
 def publications_page(s: Session, filters: Filters, tz: ZoneInfo) -> PublicationsPage:
@@ -244,5 +245,6 @@ def publications_page(s: Session, filters: Filters, tz: ZoneInfo) -> Publication
         assert created is not None
         lines.append(PublicationLine(p.id, p.run_id, row[3], created, p.target, p.url, p.head_status, utc(p.verified_at),
                                      row[1], utc(row[2]), row[4], row[5], row[6] if coverage is not None else None))
-    pipelines = sorted(set(s.scalars(select(distinct(Run.pipeline)))) | ({filters.pipeline} if filters.pipeline else set()))
-    return PublicationsPage(filters, lines, len(rows) > PAGE_SIZE, pipelines)
+    pipelines = set(s.scalars(select(distinct(Run.pipeline)))) | ({filters.pipeline} if filters.pipeline else set())
+    models = {m for m in s.scalars(select(distinct(Run.model))) if m} | ({filters.model} if filters.model else set())
+    return PublicationsPage(filters, lines, len(rows) > PAGE_SIZE, sorted(pipelines), sorted(models))
