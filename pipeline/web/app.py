@@ -35,7 +35,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from config import Settings
-from pipeline.cron import time_zone
+from config.cron import time_zone
 from pipeline.ledger.queries import EXIT_CODES
 from pipeline.web import auth
 from pipeline.web.charts import COLOURS, series_chart
