@@ -1,8 +1,8 @@
 """Benchmark 7: the dashboard's pages on a large ledger, SQLite and PostgreSQL, over real HTTP.
 
 The ledger (benchmarks/dashboard_ledger.py) holds 100,000 runs and 1,000,000 tool calls, 1,000 runs a
-day over 100 days. The dashboard runs as `factline web` does (uvicorn in a thread, the read-only ledger)
-and httpx asks for whole HTML pages, timed from request to last byte:
+day over 100 days. The dashboard is a real `factline web` process; httpx (TCP_NODELAY, as browsers and
+curl set it) asks for whole HTML pages, one at a time, timed from request to last byte:
 
     Today          /?day=D for random days (1,000 runs each: totals, options, the first 50 rows)
     Today, page 10 /?day=D&page=10
@@ -18,19 +18,24 @@ Target: Today and Run under 200 ms at the median. ``--short``: 2,000 runs and a 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import signal
+import socket
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
 import httpx
 
 from benchmarks.bench_ledger_diff import ledger
-from benchmarks.common import Stats, progress, save, table
+from benchmarks.common import ROOT, Stats, progress, save, table
 from benchmarks.dashboard_ledger import MODELS, generate
-from config import load_settings
-from pipeline.web import WebServer, build_app, read_only_ledger
+from pipeline.web import read_only_ledger
 
 TARGET_MS = 200
 
@@ -43,6 +48,21 @@ def timed(client: httpx.Client, paths: list[str]) -> Stats:
         samples.append(time.perf_counter() - started)
         assert answer.status_code == 200, (path, answer.status_code, answer.text[:300])
     return Stats.of(samples).scaled(1e3)
+
+
+@contextmanager
+def factline_web(url: str) -> Iterator[str]:
+    """`factline web --port 0` on the ledger at ``url``, in its own process; yields its base URL."""
+    env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "web", "--port", "0"], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        yield line.split("factline web: ", 1)[1].split()[0].rstrip("/")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
 
 
 def plan(sessions: Any, backend: str, day: str) -> str:
@@ -66,11 +86,10 @@ def bench_backend(backend: str, runs: int, samples: int) -> dict[str, Any]:
         generated = time.perf_counter() - started
         progress(f"{backend}: generated in {generated:.0f} s; timing the pages")
         days = [(today - timedelta(days=d)).date().isoformat() for d in range(max(runs // 1000, 1))]
-        settings = load_settings(database_url=url, log_level="WARNING")
         sessions = read_only_ledger(url)
-        with WebServer(build_app(settings, sessions), "127.0.0.1", 0) as web, \
-                httpx.Client(base_url=web.url, timeout=30) as client:
-            timed(client, ["/", f"/runs/{runs}", "/publications"])  # warm the caches once
+        nodelay = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+        with factline_web(url) as base, httpx.Client(base_url=base, timeout=30, transport=nodelay) as client:
+            timed(client, ["/", f"/runs/{runs}", "/publications"] * 2)  # warm the caches
             row = {
                 "backend": backend, "runs": runs, "tool_calls": runs * 10, "generate_s": generated,
                 "today_ms": timed(client, [f"/?day={rng.choice(days)}" for _ in range(samples)]),
