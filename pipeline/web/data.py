@@ -131,22 +131,28 @@ def today_page(s: Session, filters: Filters, day: date, tz: ZoneInfo) -> TodayPa
     """Runs started on ``day`` (in ``tz``): totals per pipeline, then one page of runs, failures first.
 
     The pipeline and model filters apply to the totals and the list; the verdict filter to the list only.
+    Every statement is an indexed range or an ``IN`` over ids already in hand: a join with a whole table
+    lets PostgreSQL choose a hash join over all of it, which grows with the ledger.
     """
     start, end = day_bounds(day, tz)
     in_day = (Run.started_at >= start, Run.started_at < end)
-    stmt = filters.run_filter(select(Run, Topic.title).outerjoin(Topic, Topic.id == Run.topic_id).where(*in_day))
+    day_runs = s.execute(select(Run.id, Run.pipeline, Run.model, func.coalesce(Run.verdict, Run.status))
+                         .where(*in_day)).all()
+    stmt = filters.run_filter(select(Run).where(*in_day))
     if filters.verdict:
         stmt = stmt.where(Run.verdict == filters.verdict)
-    rows = s.execute(stmt.order_by(Run.pipeline, _failures_first(), Run.id.desc())
+    rows = s.scalars(stmt.order_by(Run.pipeline, _failures_first(), Run.id.desc())
                      .limit(PAGE_SIZE + 1).offset((filters.page - 1) * PAGE_SIZE)).all()
-    links = run_links(s, [run.id for run, _ in rows[:PAGE_SIZE]])
-    runs = [_line(run, title, links.get(run.id, [])) for run, title in rows[:PAGE_SIZE]]
-    options = s.execute(select(Run.pipeline, Run.model).where(*in_day).distinct()).all()
+    page = rows[:PAGE_SIZE]
+    topics = dict(s.execute(select(Topic.id, Topic.title).where(
+        Topic.id.in_({r.topic_id for r in page if r.topic_id is not None}))).all()) if page else {}
+    links = run_links(s, [run.id for run in page])
     return TodayPage(
-        day=day, time_zone=str(tz), filters=filters, totals=_totals(s, filters, start, end), runs=runs,
+        day=day, time_zone=str(tz), filters=filters, totals=_totals(s, filters, day_runs, start, end),
+        runs=[_line(run, topics.get(run.topic_id), links.get(run.id, [])) for run in page],
         has_next=len(rows) > PAGE_SIZE,
-        pipelines=sorted({p for p, _ in options} | ({filters.pipeline} if filters.pipeline else set())),
-        models=sorted({m for _, m in options if m} | ({filters.model} if filters.model else set())),
+        pipelines=sorted({r.pipeline for r in day_runs} | ({filters.pipeline} if filters.pipeline else set())),
+        models=sorted({r.model for r in day_runs if r.model} | ({filters.model} if filters.model else set())),
     )
 
 
@@ -173,23 +179,51 @@ def run_links(s: Session, run_ids: list[int]) -> dict[int, list[Link]]:
     return {run_id: sorted(links.values(), key=lambda link: link.publication_id) for run_id, links in found.items()}
 
 
-def _totals(s: Session, filters: Filters, start: datetime, end: datetime) -> list[PipelineTotals]:
-    in_day = (Run.started_at >= start, Run.started_at < end)
-    verdicts: dict[str, dict[str, int]] = defaultdict(dict)
-    for pipeline, verdict, n in s.execute(filters.run_filter(
-            select(Run.pipeline, func.coalesce(Run.verdict, Run.status), func.count()).where(*in_day)
-            .group_by(Run.pipeline, func.coalesce(Run.verdict, Run.status)))):
-        verdicts[pipeline][verdict] = n
-    published: dict[str, tuple[int, int, int]] = {}
-    for pipeline, n, verified, registered in s.execute(filters.run_filter(
-            select(Run.pipeline, func.count(), func.count(Publication.verified_at), func.count(Registration.id))
-            .select_from(Publication).join(Run, Run.id == Publication.run_id)
-            .outerjoin(Registration, Registration.publication_id == Publication.id)
-            .where(Publication.created_at >= start, Publication.created_at < end).group_by(Run.pipeline))):
-        published[pipeline] = (n, verified, registered)
-    turns = filters.run_filter(select(Run.pipeline, Claim.run_id, Claim.turn).join(Run, Run.id == Claim.run_id)
-                               .where(*in_day, Claim.backed.is_(False)).distinct()).subquery()
-    caught = dict(s.execute(select(turns.c.pipeline, func.count()).group_by(turns.c.pipeline)).all())
+def _chunks(ids: list[int], size: int = 5_000) -> list[list[int]]:
+    """IN lists of at most ``size`` ids (SQLite allows 32,766 bound parameters per statement)."""
+    return [ids[i:i + size] for i in range(0, len(ids), size)]
+
+
+def _id_span(column: Any, ids: set[int]) -> Any:
+    """``column`` between the smallest and largest of ``ids``: one index range instead of an IN list of a
+    thousand parameters (which PostgreSQL plans slowly). A day's ids are nearly contiguous; the caller keeps
+    only the rows whose id is in ``ids``, so the answer is exact whatever the ids are."""
+    return column.between(min(ids), max(ids))
+
+
+def _totals(s: Session, filters: Filters, day_runs: list[Any], start: datetime, end: datetime) -> list[PipelineTotals]:
+    """``day_runs``: (id, pipeline, model, verdict or status) of every run started in [start, end)."""
+    owner = {r.id: (r.pipeline, r.model) for r in day_runs}
+
+    def chosen(pipeline: str, model: str | None) -> bool:
+        return (not filters.pipeline or pipeline == filters.pipeline) and (not filters.model or model == filters.model)
+
+    verdicts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for r in day_runs:
+        if chosen(r.pipeline, r.model):
+            verdicts[r.pipeline][r[3]] += 1
+    caught: dict[str, int] = defaultdict(int)
+    counted = {r.id for r in day_runs if chosen(r.pipeline, r.model)}
+    if counted:
+        for run_id, _turn in s.execute(select(Claim.run_id, Claim.turn).where(
+                _id_span(Claim.run_id, counted), Claim.backed.is_(False)).distinct()):
+            if run_id in counted:
+                caught[owner[run_id][0]] += 1
+    made = s.execute(select(Publication.id, Publication.run_id, Publication.verified_at).where(
+        Publication.created_at >= start, Publication.created_at < end)).all()
+    made_ids = {p.id for p in made}
+    registered = set(s.scalars(select(Registration.publication_id).where(
+        _id_span(Registration.publication_id, made_ids)))) & made_ids if made_ids else set()
+    for ids in _chunks(sorted({p.run_id for p in made} - set(owner))):  # made today by a run of an earlier day
+        owner.update({i: (p, m) for i, p, m in s.execute(select(Run.id, Run.pipeline, Run.model).where(Run.id.in_(ids)))})
+    published: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for p in made:
+        pipeline, model = owner[p.run_id]
+        if chosen(pipeline, model):
+            figures = published[pipeline]
+            figures[0] += 1
+            figures[1] += p.verified_at is not None
+            figures[2] += p.id in registered
     return [
         PipelineTotals(pipeline, sum(verdicts[pipeline].values()), dict(sorted(verdicts[pipeline].items())),
                        *published.get(pipeline, (0, 0, 0)), caught.get(pipeline, 0))
