@@ -3,7 +3,7 @@
 
     python scripts/dashboard_screenshots.py [--out docs/img]
 
-The ledger is the browser tests' (tests/web_ledger.py: the run loop with the scripted model, the local
+The ledger is the browser tests' (testkit/web_ledger.py: the run loop with the scripted model, the local
 target, two probe runs), on SQLite in a temporary folder; the browser is Debian's chromium via Playwright.
 """
 
@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from pipeline.web import WebServer, build_app, read_only_ledger  # noqa: E402
-from tests.browser import launch  # noqa: E402
-from tests.web_ledger import web_ledger  # noqa: E402
+from testkit.browser import launch  # noqa: E402
+from testkit.web_ledger import web_ledger  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,7 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("docs/img"))
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp, web_ledger("sqlite", Path(tmp), log_level="WARNING") as ledger:
+    with tempfile.TemporaryDirectory() as tmp, \
+            web_ledger(f"sqlite:///{tmp}/ledger.db", Path(tmp), log_level="WARNING") as ledger:
         app = build_app(ledger.settings, read_only_ledger(ledger.settings.database_url))
         pages = {"today": "/", "run": f"/runs/{ledger.hostile}", "publications": "/publications",
                  "probes": "/probes"}

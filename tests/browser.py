@@ -1,7 +1,7 @@
-"""Debian's chromium driven by Playwright for Python (never `playwright install`: the browser is the system's).
+"""The ``browser`` fixture: Debian's chromium (testkit.browser), one per test session.
 
-``browser`` is session-scoped. Without /usr/bin/chromium the tests FAIL with the command that installs it;
-they are skipped only when FACTLINE_SKIP_BROWSER=1 (as FACTLINE_SKIP_WORDPRESS=1 does for WordPress).
+Without the browser the tests FAIL with the command that installs it; they are skipped only when
+FACTLINE_SKIP_BROWSER=1 (as FACTLINE_SKIP_WORDPRESS=1 does for WordPress).
 """
 
 from __future__ import annotations
@@ -13,14 +13,7 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = os.environ.get("FACTLINE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def launch(playwright: Any) -> Any:
-    """Debian's chromium, headless, with nothing that reaches the network by itself."""
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+from testkit.browser import CHROMIUM, launch
 
 
 @pytest.fixture(scope="session")

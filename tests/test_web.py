@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import ExitStack
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 from pathlib import Path
@@ -22,18 +23,22 @@ from pipeline.ledger.queries import diffs
 from pipeline.web import WebServer, build_app, check_exposure, read_only_ledger
 from pipeline.web import data as web_data
 from pipeline.web.app import CSP
+from testkit.scripted_model import ScriptedModel
+from testkit.web_ledger import WebLedger, web_ledger
+from tests.conftest import BACKENDS, fresh_pg_database
 from tests.daemon_process import DaemonProcess, daemon_env, wait_for
-from tests.scripted_model import ScriptedModel
 from tests.test_daemon import free_port
-from tests.web_ledger import WebLedger, backends, web_ledger
 
 TOKEN = "a-dashboard-token-for-tests-0123"
 
 
-@pytest.fixture(scope="module", params=backends())
+@pytest.fixture(scope="module", params=BACKENDS)
 def ledger(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebLedger]:
-    with web_ledger(request.param, tmp_path_factory.mktemp("web"), log_level="WARNING") as built:
-        yield built
+    """The scripted runs' ledger (testkit.web_ledger), built once per backend for this module."""
+    folder = tmp_path_factory.mktemp("web")
+    with ExitStack() as stack:
+        url = f"sqlite:///{folder}/ledger.db" if request.param == "sqlite" else stack.enter_context(fresh_pg_database())
+        yield stack.enter_context(web_ledger(url, folder, log_level="WARNING"))
 
 
 @pytest.fixture(scope="module")

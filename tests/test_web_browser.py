@@ -15,15 +15,16 @@ import pytest
 
 from config import load_settings
 from pipeline.web import WebServer, build_app, read_only_ledger
+from testkit.web_ledger import HOSTILE, WebLedger, web_ledger
 from tests.browser import browser  # noqa: F401  (the fixture)
-from tests.web_ledger import HOSTILE, WebLedger, web_ledger
 
 TOKEN = "browser-token-0123456789abcdef"
 
 
 @pytest.fixture(scope="module")
 def ledger(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebLedger]:
-    with web_ledger("sqlite", tmp_path_factory.mktemp("browser"), log_level="WARNING") as built:
+    folder = tmp_path_factory.mktemp("browser")
+    with web_ledger(f"sqlite:///{folder}/ledger.db", folder, log_level="WARNING") as built:
         yield built
 
 

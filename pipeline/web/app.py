@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from config import Settings
 from config.cron import time_zone
-from pipeline.ledger.queries import EXIT_CODES
+from pipeline.outcome import Verdict
 from pipeline.web import auth
 from pipeline.web.charts import COLOURS, series_chart
 from pipeline.web.data import Filters, publications_page, today_page
@@ -122,7 +122,7 @@ class Dashboard:
         self.env = Environment(loader=PackageLoader("pipeline.web", "templates"), autoescape=True,
                                trim_blocks=True, lstrip_blocks=True)
         self.env.globals.update(tz=str(self.tz), gated=GATED, colours=COLOURS, chart=series_chart,
-                                verdicts=list(EXIT_CODES), web_link=web_link)
+                                verdicts=[v.value for v in Verdict], web_link=web_link)
         self.env.filters.update(when=self._when, seconds=_seconds, query=_query, pretty=pretty)
 
     def _when(self, value: datetime | None, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:

@@ -1,7 +1,9 @@
 """One run told turn by turn: what the model wrote (its claims marked backed or unbacked), each tool call it
 made with its outcome, attempts and waits, the nudges it got, and the verdict with its reason.
 
-Read in a fixed number of queries (one per table, by run id). The model's text is data: it is split into
+Built on the ledger's ``RunDetail`` (pipeline.ledger.detail) plus what only the dashboard shows: the model's
+text per turn, the pipeline, versions and topic, the publications, the ledger_diff line. A fixed number of
+queries, each by run id. The model's text is data: it is split into
 plain-text segments here and escaped by the template, never parsed as Markdown or HTML. A claim is marked at
 the first place its recorded span occurs in its turn's text; every claim of a turn is also listed beside it,
 so a span the text no longer shows verbatim is never lost.
@@ -22,8 +24,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pipeline.ledger import queries
-from pipeline.ledger.models import AgentTurn, Claim, Nudge, Run, RunEvent, Topic, ToolCall
-from pipeline.web.data import Link, run_links, utc
+from pipeline.ledger.detail import CallRow, run_detail
+from pipeline.ledger.models import AgentTurn, Run, Topic
+from pipeline.outcome import EventKind
+from pipeline.web.data import Link, run_links
 
 __all__ = ["CallView", "ClaimView", "RunStory", "Segment", "TurnView", "pretty", "run_story"]
 
@@ -56,7 +60,6 @@ class CallView:
     latency_ms: int
     detail: str | None
     result: dict[str, Any] | None
-    idempotency_key: str | None
     waits: tuple[float, ...]
 
 
@@ -107,28 +110,24 @@ class RunStory:
 
 def run_story(s: Session, run_id: int) -> RunStory | None:
     """The run's story, or None when there is no such run."""
-    run = s.get(Run, run_id)
-    if run is None:
+    detail = run_detail(s, run_id)
+    if detail is None:
         return None
-    topic = s.get(Topic, run.topic_id).title if run.topic_id else None  # type: ignore[union-attr]
+    pipeline, prompt_version, catalog_version, topic = s.execute(
+        select(Run.pipeline, Run.prompt_version, Run.catalog_version, Topic.title)
+        .outerjoin(Topic, Topic.id == Run.topic_id).where(Run.id == run_id)).one()
     texts = {t.turn: t for t in s.scalars(select(AgentTurn).where(AgentTurn.run_id == run_id))}
-    calls = s.scalars(select(ToolCall).where(ToolCall.run_id == run_id).order_by(ToolCall.seq)).all()
-    claims = s.scalars(select(Claim).where(Claim.run_id == run_id).order_by(Claim.id)).all()
-    nudges = s.scalars(select(Nudge).where(Nudge.run_id == run_id).order_by(Nudge.id)).all()
-    events = [{"kind": e.kind, **e.detail} for e in s.scalars(
-        select(RunEvent).where(RunEvent.run_id == run_id).order_by(RunEvent.id))]
+    events = [{"kind": e.kind, **e.detail} for e in detail.events]
     diff = queries.diffs(s, [run_id])[0]
-    started = utc(run.started_at)
-    assert started is not None
 
-    waits = _waits(calls, [e for e in events if e["kind"] == "tool_retry"])
+    waits = _waits(detail.tool_calls, [e for e in events if e["kind"] == EventKind.tool_retry])
     by_turn: dict[str, dict[int, list[Any]]] = {"calls": defaultdict(list), "claims": defaultdict(list),
                                                 "nudges": defaultdict(list)}
-    for c in calls:
+    for c in detail.tool_calls:
         by_turn["calls"][c.turn].append(_call(c, waits.get(c.seq, ())))
-    for c in claims:
+    for c in detail.claims:
         by_turn["claims"][c.turn].append(ClaimView(c.kind, c.capability, c.span, c.backed))
-    for n in nudges:
+    for n in detail.nudges:
         by_turn["nudges"][n.turn].append(NudgeView(n.kind, n.detail))
     numbers = sorted(set(texts) | {t for rows in by_turn.values() for t in rows})
     turns = tuple(
@@ -139,11 +138,12 @@ def run_story(s: Session, run_id: int) -> RunStory | None:
         for n in numbers
     )
     return RunStory(
-        id=run.id, pipeline=run.pipeline, trigger=run.trigger, model=run.model, tool_call_mode=run.tool_call_mode,
-        prompt_version=run.prompt_version, catalog_version=run.catalog_version, started_at=started,
-        finished_at=utc(run.finished_at), status=run.status, verdict=run.verdict, stop_reason=run.stop_reason,
-        error=run.error, tokens=run.tokens_used, topic=topic, diff=diff, diff_line=diff.line(), turns=turns,
-        events=tuple(e for e in events if e["kind"] != "tool_retry"), links=tuple(run_links(s, [run_id]).get(run_id, [])),
+        id=run_id, pipeline=pipeline, trigger=detail.trigger, model=detail.model, tool_call_mode=detail.tool_call_mode,
+        prompt_version=prompt_version, catalog_version=catalog_version, started_at=detail.started_at,
+        finished_at=detail.finished_at, status=detail.status, verdict=detail.verdict, stop_reason=detail.stop_reason,
+        error=detail.error, tokens=detail.tokens, topic=topic, diff=diff, diff_line=diff.line(), turns=turns,
+        events=tuple(e for e in events if e["kind"] != EventKind.tool_retry),
+        links=tuple(run_links(s, [run_id]).get(run_id, [])),
     )
 
 
@@ -164,7 +164,7 @@ def segments(text: str, claims: list[ClaimView]) -> tuple[Segment, ...]:
     return tuple(pieces)
 
 
-def _waits(calls: Any, retries: list[dict[str, Any]]) -> dict[int, tuple[float, ...]]:
+def _waits(calls: tuple[CallRow, ...], retries: list[dict[str, Any]]) -> dict[int, tuple[float, ...]]:
     pending: dict[str, list[float]] = defaultdict(list)
     for event in retries:
         pending[event.get("tool", "")].append(float(event.get("wait", 0.0)))
@@ -187,6 +187,6 @@ def pretty(value: str | dict[str, Any] | None) -> str:
         return str(value)
 
 
-def _call(c: ToolCall, waits: tuple[float, ...]) -> CallView:
+def _call(c: CallRow, waits: tuple[float, ...]) -> CallView:
     return CallView(c.seq, c.name, c.arguments, c.outcome, c.reason, c.shadow_of, c.attempts, c.latency_ms, c.detail,
-                    c.result, c.idempotency_key, waits)
+                    c.result, waits)

@@ -1,5 +1,5 @@
-"""A ledger for the dashboard tests, written by real runs: the run loop with the scripted model over HTTP,
-the local target, and `factline probe` twice. Built once per module and backend.
+"""A ledger for the dashboard's tests and screenshots, written by real runs: the run loop with the scripted
+model over HTTP, the local target, and `factline probe` twice.
 
 What it holds (``WebLedger`` names the run ids):
 - ``success``: the six steps in order (model ``scripted``);
@@ -15,21 +15,19 @@ What it holds (``WebLedger`` names the run ids):
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager, redirect_stdout
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import update
 
-from config import Settings
+from config import Settings, load_settings
 from pipeline.cli import build_parser
 from pipeline.ledger.models import Run
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
-from tests.conftest import fresh_pg_database, make_settings
-from tests.scripted_model import Call, ScriptedModel, calls, call, fail, failing, happy_path, say, script, step_call
+from testkit.scripted_model import Call, ScriptedModel, call, calls, fail, failing, happy_path, say, script, step_call
 
 HOSTILE = (
     "Published! <script>alert('xss-script')</script> and [the post](javascript:alert('xss-link')) "
@@ -55,13 +53,13 @@ def _probe(settings: Settings, *argv: str) -> None:
 
 
 @contextmanager
-def web_ledger(backend: str, tmp_path: Path, **overrides: object) -> Iterator[WebLedger]:
-    """The ledger described above on ``backend`` (sqlite or postgresql), with settings that point at it."""
-    with ExitStack() as stack:
-        model = stack.enter_context(ScriptedModel())
-        db_url = (f"sqlite:///{tmp_path}/ledger.db" if backend == "sqlite"
-                  else stack.enter_context(fresh_pg_database()))
-        settings = make_settings(db_url, model.base_url, tmp_path, **overrides)
+def web_ledger(db_url: str, tmp_path: Path, **overrides: object) -> Iterator[WebLedger]:
+    """The ledger described above in the empty database ``db_url``, with settings that point at it."""
+    with ScriptedModel() as model:
+        settings = load_settings(**{
+            "database_url": db_url, "openai_base_url": model.base_url, "factline_model": "scripted",
+            "local_site_dir": tmp_path / "site", "local_site_port": 0, "retry_base_delay": 0.01,
+            "http_timeout_seconds": 5, **overrides})
         with open_runtime(settings) as rt:
             success = run_once(rt).run_id
             model.policy = lambda request: say(HOSTILE)
@@ -84,8 +82,4 @@ def web_ledger(backend: str, tmp_path: Path, **overrides: object) -> Iterator[We
         yield WebLedger(settings, success, hostile, detours, digest)
 
 
-def backends() -> list[str]:
-    return os.environ.get("FACTLINE_TEST_BACKENDS", "sqlite,postgresql").split(",")
-
-
-__all__ = ["HOSTILE", "WebLedger", "backends", "web_ledger"]
+__all__ = ["HOSTILE", "WebLedger", "web_ledger"]
