@@ -139,12 +139,21 @@ class Settings(BaseSettings):
             return "postgresql+psycopg://" + value.removeprefix("postgresql://")
         return value
 
-    @field_validator("openai_base_url", "alert_webhook_url")
+    @field_validator("openai_base_url", "alert_webhook_url", "wordpress_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL")
         return value or None
+
+    def wordpress_site(self) -> tuple[str, str, SecretStr]:
+        """WORDPRESS_URL, WORDPRESS_USER and WORDPRESS_APP_PASSWORD; a ConfigError names the first one missing."""
+        url, user, password = self.wordpress_url, self.wordpress_user, self.wordpress_app_password
+        for name, value in (("WORDPRESS_URL", url), ("WORDPRESS_USER", user), ("WORDPRESS_APP_PASSWORD", password)):
+            if not value:
+                raise ConfigError(f"missing setting {name}: required when PUBLISH_TARGET=wordpress")
+        assert url and user and password  # for the type checker: the loop above refused each None
+        return url, user, password
 
 
 def _wordpress_credentials(settings: Settings) -> list[str]:

@@ -20,7 +20,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
-from tests.scripted_model import ScriptedModel, happy_path, say, script
+from testkit.scripted_model import ScriptedModel, happy_path, say, script
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -4,16 +4,16 @@
     called       capabilities that executed successfully in this run (ledger rows, outcome ok)
     hallucinated claimed - called, plus ungrounded artifacts and tool calls written as prose
 
-Exceptions: AgentHallucinationError (the nudge limit is spent) is the only one; it stops the run.
+Exceptions: AgentHallucinationError (the nudge limit is spent) is the only one; it is a StopRun with
+the verdict ``hallucinated``. Findings are pipeline.outcome.Finding (the ledger records them as they are).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pipeline.guard.artifacts import ungrounded
 from pipeline.guard.claims import find_claims
 from pipeline.guard.prose_calls import prose_calls
+from pipeline.outcome import Finding, FindingKind, StopRun, Verdict
 
 HALLUCINATION_NUDGE = (
     "检测到你声称已完成操作但系统未记录到对应的真实工具调用。请勿用自然语言描述执行结果，必须通过标准 tool_call 实际调用对应能力。\n"
@@ -26,28 +26,21 @@ CONTINUE_NUDGE = (
 )
 
 
-@dataclass(frozen=True)
-class Finding:
-    kind: str  # claim | ungrounded | prose_call
-    capability: str | None
-    span: str
-    backed: bool
-
-
-class AgentHallucinationError(Exception):
+class AgentHallucinationError(StopRun):
     """The model kept claiming what the ledger does not show after the allowed nudges."""
 
     def __init__(self, claimed: set[str], called: set[str], findings: list[Finding]) -> None:
         self.claimed, self.called, self.findings = claimed, called, findings
         unbacked = sorted({f.capability or f.span for f in findings if not f.backed})
-        super().__init__(f"claimed but not executed: {unbacked}; called: {sorted(called)}")
+        super().__init__(Verdict.hallucinated, "nudges_exhausted",
+                         f"claimed but not executed: {unbacked}; called: {sorted(called)}")
 
 
 def inspect(text: str, called: set[str], evidence: str, catalog: set[str]) -> list[Finding]:
     """Every claim, artifact and prose call in ``text``; ``backed`` tells whether the ledger supports it."""
-    findings = [Finding("claim", c.capability, c.span, c.capability in called) for c in find_claims(text)]
-    findings += [Finding("ungrounded", None, a, False) for a in ungrounded(text, evidence)]
-    findings += [Finding("prose_call", name, name, False) for name in prose_calls(text, catalog)]
+    findings = [Finding(FindingKind.claim, c.capability, c.span, c.capability in called) for c in find_claims(text)]
+    findings += [Finding(FindingKind.ungrounded, None, a, False) for a in ungrounded(text, evidence)]
+    findings += [Finding(FindingKind.prose_call, name, name, False) for name in prose_calls(text, catalog)]
     return findings
 
 

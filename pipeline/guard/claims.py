@@ -1,34 +1,39 @@
 """Claim rules: does the model's text assert that a capability completed? Chinese and English.
 
-A match is a claim unless its clause negates it or puts it in the future or a condition
-("未发布", "will publish", "could not publish", "once it is published"). Every pattern is a
-plain alternation without nested quantifiers or adjacent quantifiers over the same characters, so a
-scan is linear in the text length (benchmarks/bench_claim_scan.py checks it).
+The vocabulary is each capability's own (``Capability.claims``, declared in its module); the rules
+are built from the catalog, so a new capability brings its words with it. A match is a claim unless
+its clause negates it or puts it in the future or a condition ("未发布", "will publish", "could not
+publish", "once it is published"): that reading is the guard's, the same for every capability.
+Every pattern is a plain alternation without nested quantifiers or adjacent quantifiers over the same
+characters, so a scan is linear in the text length (benchmarks/bench_claim_scan.py checks it).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-CLAIM_RULES: dict[str, tuple[re.Pattern[str], ...]] = {
-    "publish": (
-        re.compile(r"已发布|发布成功|成功发布|已推送|已上线"),
-        re.compile(r"\b(?:published|posted|went live|is (?:now )?live|pushed live)\b", re.IGNORECASE),
-    ),
-    "register": (
-        re.compile(r"已登记|登记成功|成功登记|已写入台账|已入账|登记号"),
-        re.compile(
-            r"\b(?:registered|registration (?:number|no\.?|id)|(?:recorded|entered|logged) (?:in|into|to) the ledger)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    "humanize": (
-        re.compile(r"评分\s*\d|拟人化.{0,6}\d\s*分"),
-        # "score\s*(?:of|:|=|is)?\s*\d" would be quadratic in a run of spaces after "score": both \s* compete
-        re.compile(r"\b(?:humani[sz]ed|scored\s+\d|score\s*(?:(?:of|:|=|is)\s*)?\d|rated\s+\d)", re.IGNORECASE),
-    ),
-}
+from capabilities import CATALOG
+from capabilities.base import Capability
+
+Rules = dict[str, tuple[re.Pattern[str], ...]]
+
+
+def claim_rules(catalog: Mapping[str, Capability[Any, Any]]) -> Rules:
+    """Each capability's compiled claim patterns (zh as written, en case-insensitive); none for one without words."""
+    rules: Rules = {}
+    for name, capability in catalog.items():
+        words = capability.claims
+        patterns = [re.compile(words.zh)] if words.zh else []
+        patterns += [re.compile(words.en, re.IGNORECASE)] if words.en else []
+        if patterns:
+            rules[name] = tuple(patterns)
+    return rules
+
+
+CLAIM_RULES = claim_rules(CATALOG)
 
 _CLAUSE_END = re.compile(r"[.!?;,:\n。！？；，：]")
 _NEGATION_ZH = re.compile(r"未|没|不|无法|将|准备|计划|即将|待|尚|还需|如果|一旦")
@@ -62,10 +67,10 @@ def _negated(text: str, match: re.Match[str]) -> bool:
     return bool(_FAILED_AFTER.match(text[match.end():match.end() + 12]))
 
 
-def find_claims(text: str) -> list[ClaimMatch]:
+def find_claims(text: str, rules: Rules = CLAIM_RULES) -> list[ClaimMatch]:
     """The first affirmative claim per capability found in ``text``."""
     found: list[ClaimMatch] = []
-    for capability, patterns in CLAIM_RULES.items():
+    for capability, patterns in rules.items():
         for pattern in patterns:
             hit = next((m for m in pattern.finditer(text) if not _negated(text, m)), None)
             if hit:
