@@ -18,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from config import ConfigError, load_settings
 from pipeline.commands import daemon, db, diff, model, probe, report, run, runs
-from pipeline.commands.common import CommandError, Handler
+from pipeline.commands.common import CommandError, Handler, stdout_closed
 
 COMMANDS = (
     run.register,
@@ -119,6 +119,9 @@ def run_command(settings: object, args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # a print that did not go through emit(); the listing was read as far as wanted
+        stdout_closed()
+        return 0
     except Exception:
         logger.exception("factline.crashed")
         return 1

@@ -6,7 +6,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline.cli import main  # noqa: E402
+from pipeline.cli import main as factline  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    return factline(["diff", *(sys.argv[1:] if argv is None else argv)])
+
 
 if __name__ == "__main__":
-    sys.exit(main(["diff", *sys.argv[1:]]))
+    sys.exit(main())

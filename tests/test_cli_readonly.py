@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from pipeline.ledger.db import open_ledger
-from tests.cli_helpers import factline, user_env
+from tests.cli_helpers import factline, piped, user_env
 from tests.conftest import fresh_pg_database
 
 READ_ONLY = [["runs"], ["runs", "--json"], ["runs", "--run", "1"], ["report"], ["report", "--day", "yesterday"],
@@ -94,3 +94,9 @@ def test_log_level_is_read_in_any_case(tmp_path: Path) -> None:
     env = user_env(DATABASE_URL=f"sqlite:///{tmp_path}/ledger.db", LOG_LEVEL="debug")
     open_ledger(env["DATABASE_URL"])
     assert factline(env, "runs").returncode == 0
+
+
+def test_model_status_through_a_closed_pipe_keeps_its_exit_code(tmp_path: Path) -> None:
+    """`factline model status | true` on an empty cache: exit 1 (not ready) under pipefail, no traceback."""
+    done = piped(user_env(MODEL_CACHE_DIR=str(tmp_path / "cache")), "model status", "true", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, "")

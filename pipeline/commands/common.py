@@ -34,6 +34,9 @@ from config import Settings
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
+__all__ = ["CommandError", "Handler", "NoSuchRun", "add_command", "emit", "local_zone", "positive_int",
+           "reading_ledger", "setting_names", "shown_time", "stdout_closed", "to_json", "zone_label"]
+
 Handler = Callable[[Settings, argparse.Namespace], int]
 
 
@@ -45,8 +48,6 @@ class NoSuchRun(CommandError):
     def __init__(self, run_id: int) -> None:
         super().__init__(f"no run {run_id} in the ledger")
 
-__all__ = ["CommandError", "Handler", "NoSuchRun", "add_command", "emit", "local_zone", "positive_int", "reading_ledger", "setting_names", "shown_time",
-           "to_json", "zone_label"]
 
 
 def setting_names(*patterns: str) -> list[str]:
@@ -137,11 +138,16 @@ def emit(text: str) -> None:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
     except BrokenPipeError:
-        _Stdout.closed = True
-        # Python flushes stdout again at exit and would report the same error; point it at /dev/null.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        stdout_closed()
+
+
+def stdout_closed() -> None:
+    """The reader of stdout has gone: write nothing more. Python flushes stdout again at exit and would
+    report the same error, so stdout is pointed at /dev/null."""
+    _Stdout.closed = True
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _json_default(value: Any) -> Any:

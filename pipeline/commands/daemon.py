@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from config import Settings
-from pipeline.commands.common import add_command
+from pipeline.commands.common import add_command, emit
 
 NOTES = """\
 Each tick is claimed in the ledger, so several daemons may share one PostgreSQL ledger. At REPORT_CRON it
@@ -27,4 +27,4 @@ def register(sub: Any) -> None:
 def cmd_daemon(settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.daemon import run_daemon
 
-    return run_daemon(settings, announce=lambda line: print(line, flush=True))
+    return run_daemon(settings, announce=emit)

@@ -25,7 +25,7 @@ from pipeline.localmodel import (
     server_binary_path,
     verify_weights,
 )
-from pipeline.commands.common import add_command
+from pipeline.commands.common import add_command, emit
 from pipeline.localmodel.build import SDIST_NAME, SDIST_VERSION
 from pipeline.localmodel.weights import QWEN_CODER_05B
 
@@ -82,7 +82,7 @@ def _serve(settings: Any, args: argparse.Namespace) -> int:
             port=args.port, ctx_size=settings.local_model_ctx, threads=settings.local_model_threads,
         )
         with server:
-            print(server.base_url, flush=True)
+            emit(server.base_url)
             _progress(f"serving model '{server.model_name}' at {server.base_url}; log {server.log_path}; "
                       "Ctrl-C to stop")
             while not stop.wait(1.0):
@@ -103,8 +103,8 @@ def _status(settings: Any, args: argparse.Namespace) -> int:
     parts_dir = model.parent / "parts"
     parts = sorted(p.name for p in parts_dir.glob("part*.bin")) if parts_dir.is_dir() else []
 
-    print(f"cache:        {cache}")
-    print(f"llama-server: {'built' if built else 'not built'} ({SDIST_NAME}=={SDIST_VERSION}) {binary}")
+    emit(f"cache:        {cache}")
+    emit(f"llama-server: {'built' if built else 'not built'} ({SDIST_NAME}=={SDIST_VERSION}) {binary}")
     if verified:
         state = "verified (full sha256)" if args.full else "verified"
     elif model.is_file():
@@ -113,5 +113,5 @@ def _status(settings: Any, args: argparse.Namespace) -> int:
         state = f"incomplete: {len(parts)}/{len(QWEN_CODER_05B.chunks)} parts extracted"
     else:
         state = "missing"
-    print(f"weights:      {state} {model}")
+    emit(f"weights:      {state} {model}")
     return 0 if built and verified else 1
