@@ -16,7 +16,8 @@ LAYERS: list[tuple[str, ...]] = [
     # lowest first; a module imports from its own layer or a lower one, never up (and in no circle)
     ("config",),
     ("capabilities",),
-    ("pipeline.outcome", "pipeline.turns", "pipeline.retry", "pipeline.logs", "pipeline.progress", "pipeline"),
+    ("pipeline.outcome", "pipeline.turns", "pipeline.retry", "pipeline.logs", "pipeline.progress", "pipeline.webhook",
+     "pipeline"),
     ("pipeline.catalog",),
     ("pipeline.ledger", "migrations"),
     ("pipeline.guard", "pipeline.localmodel"),

@@ -5,10 +5,11 @@ from __future__ import annotations
 import httpx
 from sqlalchemy import func, select, text
 
+from config import Settings
 from pipeline.ledger.detail import run_detail
 from pipeline.ledger.models import Publication, Registration
 from pipeline.runner import run_once
-from pipeline.runtime import Runtime
+from pipeline.runtime import Runtime, open_runtime
 from testkit.scripted_model import ScriptedModel, say, script, step_call
 
 
@@ -25,6 +26,20 @@ def test_happy_path_publishes_verifies_and_registers(runtime: Runtime, model: Sc
     assert registration.number.startswith("CT-") and len(registration.number) == len("CT-20260101-001")
     assert [c.name for c in detail.tool_calls] == ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
     assert httpx.head(publication.url).status_code == 200
+
+
+def test_constrained_mode_runs_the_same_pipeline(settings: Settings, model: ScriptedModel) -> None:
+    """In constrained mode (the local model's) the prompt carries the catalog, each call is a JSON object, and the
+    run ends in success with the same six calls."""
+    with open_runtime(settings.model_copy(update={"tool_call_mode": "constrained"})) as rt:
+        result = run_once(rt)
+        with rt.sessions() as s:
+            detail = run_detail(s, result.run_id)
+    assert (result.verdict, detail.tool_call_mode) == ("success", "constrained")
+    assert [c.name for c in detail.tool_calls] == ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+    agent_requests = [r for r in model.requests if "response_format" in r]
+    assert agent_requests and "tools" not in agent_requests[0]
+    assert "2. write_draft(topic_id from the pick_topic result, angle null)" in agent_requests[0]["messages"][0]["content"]
 
 
 def test_second_run_takes_the_next_topic(runtime: Runtime) -> None:
