@@ -7,7 +7,7 @@
     app.py      Starlette routes: each page and its JSON twin under /api/, security headers
     auth.py     WEB_TOKEN as a bearer token or the login form's cookie
     server.py   uvicorn in a thread on a socket bound first; the exposure and ledger checks
-    cli.py      `factline web`
+(`factline web` is pipeline/commands/web.py.)
 
 Decisions (docs/dashboard.md says them for users):
 - Server-rendered Jinja2 with autoescape, no JavaScript at all: the CSP has no script source. The model's
