@@ -49,6 +49,7 @@ DEPLOYMENT_KEYS = frozenset({
     "model_cache_dir", "local_model_ctx", "local_model_threads", "local_site_dir", "local_site_host",
     "local_site_port", "log_format", "log_level", "metrics_host", "metrics_port", "probe_concurrency",
     "probe_max_tokens", "probe_gate_unknown_tool", "probe_gate_shadow_call", "probe_gate_hallucinated_argument",
+    "web_host", "web_port", "web_token",
 })
 PIPELINE_KEYS = frozenset(Settings.model_fields) - DEPLOYMENT_KEYS - SECRET_KEYS - {"pipeline"}
 

@@ -1,13 +1,16 @@
 """The daemon: APScheduler 3 fires each pipeline's ticks; each tick is claimed in the ledger, then run.
 
     start: check every pipeline's SCHEDULE_CRON / REPORT_CRON / SCHEDULE_TIMEZONE -> open runtimes (inline)
-           -> mark dead runs interrupted -> /metrics + /healthz
+           -> mark dead runs interrupted -> /metrics + /healthz (+ the dashboard when WEB_PORT is not 0)
            -> scheduler (in-memory job store, one tick job and one report job per pipeline, coalesce,
               max_instances=1); with EXECUTOR=celery also catch-up of missed ticks and a reconcile job
     tick(pipeline, fire time): claim (pipeline, fire time in UTC) by opening the runs row, then
            inline: run_once -> metrics, alert; celery: send the task (pipeline.workers.dispatch)
            a replica that loses the claim skips the tick and logs it
-    SIGTERM/SIGINT: no new run starts; an inline run in flight stops before its next step as `interrupted`
+    report(pipeline, fire time): log the day's report; alert when nothing was published online that day
+    alerts: queued to pipeline.webhook's own thread (one deadline per POST), never sent from a job's thread
+    SIGTERM/SIGINT: no new run starts; an inline run in flight stops before its next step as `interrupted`;
+                    alerts in flight get ALERT_GRACE_SECONDS, then are cancelled
 
 Several replicas may share one PostgreSQL ledger: the unique constraint on the tick is the only
 coordination, so the fire time must be the same everywhere (the trigger's, never "now").
@@ -19,12 +22,11 @@ import logging
 import signal
 import threading
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack, nullcontext
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from types import FrameType
 from typing import Any
 
-import httpx
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobExecutionEvent, JobSubmissionEvent
 from apscheduler.executors.pool import ThreadPoolExecutor
@@ -36,7 +38,7 @@ from loguru import logger
 from sqlalchemy.orm import Session, sessionmaker
 
 from config import ConfigError, Settings
-from pipeline.alerts import send_alert
+from pipeline.alerts import Alert, no_publication_alert, run_alert
 from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.db import open_ledger
@@ -48,9 +50,12 @@ from pipeline.runner import TickAlreadyClaimed, run_once
 from pipeline.runtime import Runtime, open_runtimes
 from pipeline.workers.app import make_app
 from pipeline.workers.dispatch import Schedule, TickSender
+from pipeline.web import WebServer, build_app, check_exposure
+from pipeline.webhook import WebhookSender
 from pipeline.workers.ticks import FinishedRuns
 
 
+ALERT_GRACE_SECONDS = 2.0
 FIRE_TIME = object()
 """Job argument placeholder that TickExecutor replaces with the job's scheduled fire time."""
 
@@ -88,10 +93,10 @@ class Daemon:
 
     def __init__(self, pipelines: Sequence[Settings], sessions: sessionmaker[Session], metrics: Metrics,
                  stop: threading.Event, runtimes: dict[str, Runtime] | None = None,
-                 sender: TickSender | None = None) -> None:
+                 sender: TickSender | None = None, alerts: dict[str, WebhookSender] | None = None) -> None:
         self.pipelines = {p.pipeline: p for p in pipelines}
         self.sessions, self.metrics, self.stop = sessions, metrics, stop
-        self.runtimes, self.sender = runtimes or {}, sender
+        self.runtimes, self.sender, self.alerts = runtimes or {}, sender, alerts or {}
         self.watcher = FinishedRuns()
 
     def tick(self, pipeline: str, fire_time: datetime) -> None:
@@ -131,12 +136,7 @@ class Daemon:
         assert detail is not None
         self.metrics.observe_run(detail, seconds)
         self.metrics.published_at(pipeline, published)
-        settings = self.pipelines.get(pipeline)
-        if settings is not None and settings.alert_webhook_url:
-            runtime = self.runtimes.get(pipeline)
-            with httpx.Client(timeout=settings.http_timeout_seconds) if runtime is None else nullcontext(
-                    runtime.http) as http:
-                send_alert(http, settings.alert_webhook_url, detail)
+        self._alert(pipeline, run_alert(detail))
 
     def reconcile(self) -> None:
         """Celery: re-send lost ticks, then count the runs the workers finished since the last pass."""
@@ -156,8 +156,14 @@ class Daemon:
         tz = time_zone(self.pipelines[pipeline].schedule_timezone)
         day = fire_time.astimezone(tz).date()
         with self.sessions() as s:
-            text = format_day(day_ledger(s, day, tz, pipeline))
-        logger.info("report.daily", pipeline=pipeline, day=day.isoformat(), report=text)
+            ledger = day_ledger(s, day, tz, pipeline)
+        logger.info("report.daily", pipeline=pipeline, day=day.isoformat(), report=format_day(ledger))
+        self._alert(pipeline, no_publication_alert(ledger))
+
+    def _alert(self, pipeline: str, alert: Alert | None) -> None:
+        """Queue the alert on the pipeline's webhook (its own thread sends it; this thread never waits)."""
+        if alert is not None and (sender := self.alerts.get(pipeline)) is not None:
+            sender.submit(alert.key, alert.body)
 
     def _sleep(self, seconds: float) -> None:
         """Retry waits end early when a stop is requested; the loop then stops before its next step."""
@@ -181,7 +187,9 @@ def check_schedules(pipelines: Sequence[Settings]) -> dict[str, tuple[CronTrigge
 def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = print) -> int:
     """Run until SIGTERM/SIGINT; 0 after a clean stop. Bad schedules raise ConfigError before anything starts."""
     triggers = check_schedules(pipelines)
-    settings = pipelines[0]  # deployment settings (ledger, metrics, executor) are the same in every pipeline
+    settings = pipelines[0]  # deployment settings (ledger, metrics, executor, web) are the same in every pipeline
+    if settings.web_port:
+        check_exposure(settings.web_host, settings)
     stop = threading.Event()
     _on_signals(stop)
     with ExitStack() as stack:
@@ -204,9 +212,17 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
         for name, when in published.items():
             metrics.published_at(name, when)
         healthy = threading.Event()
-        daemon = Daemon(pipelines, sessions, metrics, stop, runtimes, sender)
+        alerts = {p.pipeline: WebhookSender(p.alert_webhook_url, p.alert_deadline_seconds)
+                  for p in pipelines if p.alert_webhook_url is not None}
+        for sender_ in alerts.values():
+            stack.callback(sender_.close, grace=ALERT_GRACE_SECONDS)
+        daemon = Daemon(pipelines, sessions, metrics, stop, runtimes, sender, alerts)
         server = stack.enter_context(MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy))
         announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
+        if settings.web_port:
+            dashboard = stack.enter_context(WebServer(build_app(settings, sessions), settings.web_host,
+                                                      settings.web_port))
+            announce(f"factline daemon: dashboard at {dashboard.url}/")
         scheduler = _scheduler(settings, len(pipelines))
         for p in pipelines:
             tick, report = triggers[p.pipeline]

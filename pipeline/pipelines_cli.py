@@ -17,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from config import Pipeline, Settings
 from config.pipelines import config_path, select as select_pipeline, shown
 from config.cron import cron_trigger, time_zone
-from pipeline.ledger.db import read_ledger
+from pipeline.ledger.db import LedgerError, read_ledger
 from pipeline.ledger.models import Run
 
 
@@ -85,13 +85,13 @@ def _row(p: Pipeline, last: tuple[str | None, datetime | None]) -> dict[str, Any
 def _last_runs(settings: Settings, fleet: list[Pipeline]) -> list[tuple[str | None, datetime | None]]:
     """Each pipeline's latest closed run (verdict, start time in UTC); nothing when there is no ledger yet."""
     try:
-        sessions = read_ledger(settings.database_url, create=False)
+        sessions = read_ledger(settings.database_url)
         with sessions() as s:
             latest = select(Run.pipeline, func.max(Run.id).label("id")).where(
                 Run.status.in_(("finished", "interrupted"))).group_by(Run.pipeline).subquery()
             rows = s.execute(select(Run.pipeline, Run.verdict, Run.started_at).join(latest, latest.c.id == Run.id))
             found = {r.pipeline: (r.verdict, _utc(r.started_at)) for r in rows}
-    except (SQLAlchemyError, FileNotFoundError):
+    except (SQLAlchemyError, LedgerError):
         found = {}
     return [found.get(p.name, (None, None)) for p in fleet]
 

@@ -84,12 +84,13 @@ class AgentLoop:
             {"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": USER_PROMPT}]
 
     def run(self) -> None:
-        turn_no = 0
+        turn_no = self.journal.last_turn()  # a continued run numbers its turns on
         while True:
             self._check_cancel()
             self.usage.check_before_turn()
             turn_no += 1
             turn = self.llm.next_turn(self.messages, TOOLS)
+            self.journal.turn(turn_no, turn.text, len(turn.calls), turn.tokens)
             self.messages.append(turn.message)
             ok_calls = self._dispatch_all(turn_no, turn)
             match self._decide(turn_no, turn, ok_calls):

@@ -37,9 +37,9 @@ def _registration(i: int, number: str) -> str:
 
 
 def test_upgrade_carries_existing_rows_to_content_and_counts_past_999(db_url: str) -> None:
-    """A ledger at 0002 with rows upgrades: rows belong to `content`, the day's counter resumes at 1000."""
+    """A ledger at 0003 with rows upgrades: rows belong to `content`, the day's counter resumes at 1000."""
     engine = make_engine(db_url)
-    command.upgrade(alembic_config(engine), "0002")
+    command.upgrade(alembic_config(engine), "0003")
     with engine.begin() as conn:
         for sql in OLD_ROWS:
             conn.execute(text(sql))
@@ -61,12 +61,12 @@ def test_upgrade_carries_existing_rows_to_content_and_counts_past_999(db_url: st
 
 
 def test_downgrade_returns_to_the_previous_schema(db_url: str) -> None:
-    """0003 downgrades cleanly on an empty ledger (the migration is reversible)."""
+    """0004 downgrades cleanly on an empty ledger (the migration is reversible)."""
     engine = make_engine(db_url)
     upgrade(engine)
-    command.downgrade(alembic_config(engine), "0002")
+    command.downgrade(alembic_config(engine), "0003")
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003"
     engine.dispose()
 
 

@@ -6,7 +6,6 @@ One run's whole record (calls, claims, nudges, events) is pipeline.ledger.detail
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -35,6 +34,16 @@ class RunDiff:
     @property
     def has_hallucinations(self) -> bool:
         return bool(self.hallucinated or self.ungrounded or self.prose_calls)
+
+    def line(self) -> str:
+        """The one line scripts/ledger_diff.py prints (and the dashboard shows on top of a run)."""
+        def fmt(items: list[str]) -> str:
+            return "{" + ",".join(items) + "}"
+
+        extra = f" prose_calls={fmt(self.prose_calls)}" if self.prose_calls else ""
+        extra += "".join(f" {k}={v}" for k, v in sorted(self.counts.items()))
+        return (f"run {self.run_id} verdict={self.verdict} claimed={fmt(self.claimed)} called={fmt(self.called)} "
+                f"hallucinated={fmt(self.hallucinated)} ungrounded={fmt(self.ungrounded)}{extra}")
 
 
 def diffs(s: Session, run_ids: list[int]) -> list[RunDiff]:
@@ -121,22 +130,3 @@ def _run_publication_ids(s: Session, run_id: int) -> list[int]:
         if result and isinstance(result.get("publication_id"), int):
             made.add(result["publication_id"])
     return sorted(made)
-
-
-@dataclass(frozen=True)
-class RunRow:
-    id: int
-    trigger: str
-    started_at: datetime
-    finished_at: datetime | None
-    status: str
-    verdict: str | None
-    stop_reason: str | None
-    error: str | None
-    model: str | None
-
-
-def recent_runs(s: Session, limit: int = 20) -> list[RunRow]:
-    rows = s.scalars(select(Run).order_by(Run.id.desc()).limit(limit))
-    return [RunRow(r.id, r.trigger, r.started_at, r.finished_at, r.status, r.verdict, r.stop_reason, r.error, r.model)
-            for r in rows]

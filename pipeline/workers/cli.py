@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from config import Settings
-from pipeline.workers.worker import run_worker
 
 
 def add_subcommands(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +19,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_worker(settings: Settings, args: argparse.Namespace) -> int:
+    from pipeline.workers.worker import run_worker  # imported when it runs: --help stays fast
+
     if args.concurrency < 1:
         raise SystemExit("factline worker: --concurrency must be at least 1")
     return run_worker([p.settings for p in args.fleet], args.concurrency, announce=lambda line: print(line, flush=True))

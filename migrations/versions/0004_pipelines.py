@@ -4,8 +4,8 @@ Existing rows belong to the one pipeline there was, ``content``. Topic titles be
 pipeline. The registration counter of each day starts at the highest number already given out that
 day, compared as numbers (the old allocator compared strings, so ``-1000`` sorted below ``-999``).
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-30 14:00:00
 """
 from collections.abc import Sequence
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003"
-down_revision: str | None = "0002"
+revision: str = "0004"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
