@@ -32,8 +32,9 @@ COMMANDS = (
     model.register,
     db.register,
     web.register,
-    pipelines_cli.add_subcommands,
-    worker_cli.add_subcommands,
+    pipelines_cli.register_pipelines,
+    pipelines_cli.register_config,
+    worker_cli.register,
 )
 
 

@@ -21,22 +21,31 @@ from pipeline.ledger.db import LedgerError, read_ledger
 from pipeline.ledger.models import Run
 
 
-def add_subcommands(sub: argparse._SubParsersAction) -> None:
-    listing = sub.add_parser("pipelines", help="the configured pipelines, their next fire time and last verdict",
-                             description="List the pipelines of FACTLINE_CONFIG (or ./factline.toml; without a "
-                                         "file, the one pipeline 'content' configured by the environment).")
-    listing.add_argument("--json", action="store_true", help="one JSON array instead of a table")
-    listing.set_defaults(handler=cmd_pipelines)
+def register_pipelines(sub: Any) -> None:
+    from pipeline.commands.common import add_command
 
-    config = sub.add_parser("config", help="the effective settings")
+    listing = add_command(sub, "pipelines", help="the configured pipelines, their next fire time and last verdict",
+                          handler=cmd_pipelines, settings=("DATABASE_URL", "SCHEDULE_CRON", "SCHEDULE_TIMEZONE"),
+                          notes="The pipelines come from FACTLINE_CONFIG (or ./factline.toml); without a file there is "
+                                "one, 'content', configured by the environment (docs/celery.md). Read-only.",
+                          examples=["factline pipelines", "FACTLINE_CONFIG=/etc/factline/factline.toml factline "
+                                                          "pipelines --json"])
+    listing.add_argument("--json", action="store_true", help="one JSON array instead of a table")
+
+
+def register_config(sub: Any) -> None:
+    from pipeline.commands.common import add_command
+
+    config = add_command(sub, "config", help="the effective settings", settings=("*",),
+                         examples=["factline config show", "factline config show --pipeline blog-zh --json"])
     config_sub = config.add_subparsers(dest="config_command", required=True)
-    show = config_sub.add_parser("show", help="each pipeline's effective settings, secrets masked, with their source",
-                                 description="Print every setting of each pipeline (or of --pipeline NAME): its "
-                                             "value, secrets and URL passwords masked, and where it came from "
-                                             "(pipeline table > [defaults] > environment > .env > built-in).")
-    show.add_argument("--pipeline", help="only this pipeline")
+    show = add_command(config_sub, "show", help="each pipeline's effective settings, secrets masked, with their source",
+                       handler=cmd_config_show, settings=("*",),
+                       notes="Sources, highest first: the pipeline's table > [defaults] > environment > .env > "
+                             "built-in default.",
+                       examples=["factline config show", "factline config show --pipeline blog-zh --json"])
+    show.add_argument("--pipeline", metavar="NAME", help="only this pipeline")
     show.add_argument("--json", action="store_true", help="{pipeline: {setting: {value, source}}}")
-    show.set_defaults(handler=cmd_config_show)
 
 
 def cmd_pipelines(settings: Settings, args: argparse.Namespace) -> int:
