@@ -18,6 +18,7 @@ from config import ConfigError, Settings, load_settings
 from pipeline import logs
 from pipeline.cron import time_zone
 from pipeline.daemon import run_daemon
+from pipeline.guard.cli import add_subcommands as add_guard_subcommands
 from pipeline.ledger import queries
 from pipeline.ledger.daily import day_ledger
 from pipeline.ledger.db import open_ledger
@@ -132,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     db_sub.add_parser("upgrade", help="apply migrations").set_defaults(handler=cmd_db_upgrade)
 
     add_probe_subcommands(sub)
+    add_guard_subcommands(sub)
     return parser
 
 
