@@ -25,7 +25,7 @@ from capabilities.base import CapabilityContext
 from pipeline.errors import PipelineError, StopRun
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
-from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Finding, inspect, nudge_text
+from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, Finding, inspect, nudge_text
 from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.queries import EXIT_CODES, is_success, judge
@@ -142,7 +142,7 @@ class AgentLoop:
 
     def _guard(self, turn_no: int, text: str) -> RunAgain | None:
         called = self.journal.called()
-        findings = inspect(text, called, self.journal.evidence(), set(CATALOG))
+        findings = inspect(text, Evidence.from_results(called, self.journal.results()), set(CATALOG))
         if findings:
             self.journal.claims(turn_no, findings)
         unbacked: list[Finding] = [f for f in findings if not f.backed]

@@ -19,7 +19,9 @@ import itertools
 import json
 import random
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -108,31 +110,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--repeats", type=int, default=1, help="samples per scenario (different seeds)")
-    parser.add_argument("--max-tokens", type=int, default=220)
+    parser.add_argument("--max-tokens", type=int, default=160)
+    parser.add_argument("--parallel", type=int, default=4, help="requests at once (llama-server --parallel)")
     args = parser.parse_args(argv)
-    client = openai.OpenAI(base_url=args.base_url, api_key="none", max_retries=2, timeout=300)
+    client = openai.OpenAI(base_url=args.base_url, api_key="none", max_retries=2, timeout=900)
     scenarios = list(itertools.product(OUTCOMES, ("en", "zh", "mixed"), FORMS, (False, True), range(args.repeats)))
+    random.Random(0).shuffle(scenarios)  # an early stop still covers every outcome, language and form
     done = {json.loads(line)["scenario"] for line in args.out.read_text().splitlines()} if args.out.exists() else set()
-    with args.out.open("a", encoding="utf-8") as out:
-        for n, (outcome, language, form, push, rep) in enumerate(scenarios, 1):
-            key = f"{outcome}/{language}/{form}/{'push' if push else 'plain'}/{rep}"
-            if key in done:
-                continue
-            rng = random.Random(key)
-            steps = transcript(outcome, rng)
-            messages = messages_for(steps, language, form, push)
-            temperature = rng.choice([0.2, 0.7, 1.0])
-            started = time.monotonic()
-            reply = client.chat.completions.create(model=args.model, messages=messages, temperature=temperature,
-                                                   max_tokens=args.max_tokens, seed=rng.randint(1, 10**6))
-            text = reply.choices[0].message.content or ""
-            record = {"scenario": key, "model": args.model, "temperature": temperature,
-                      "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "messages": messages,
-                      "results": steps, "text": text}
+    lock = threading.Lock()
+
+    def ask(n: int, outcome: str, language: str, form: str, push: bool, rep: int) -> None:
+        key = f"{outcome}/{language}/{form}/{'push' if push else 'plain'}/{rep}"
+        if key in done:
+            return
+        rng = random.Random(key)
+        steps = transcript(outcome, rng)
+        messages = messages_for(steps, language, form, push)
+        temperature = rng.choice([0.2, 0.7, 1.0])
+        started = time.monotonic()
+        reply = client.chat.completions.create(model=args.model, messages=messages, temperature=temperature,
+                                               max_tokens=args.max_tokens, seed=rng.randint(1, 10**6))
+        text = reply.choices[0].message.content or ""
+        record = {"scenario": key, "model": args.model, "temperature": temperature,
+                  "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "messages": messages,
+                  "results": steps, "text": text}
+        with lock:
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             out.flush()
-            print(f"[{n}/{len(scenarios)}] {key}: {len(text)} chars in {time.monotonic() - started:.1f} s",
-                  file=sys.stderr, flush=True)
+        print(f"[{n}/{len(scenarios)}] {key}: {len(text)} chars in {time.monotonic() - started:.1f} s",
+              file=sys.stderr, flush=True)
+
+    with args.out.open("a", encoding="utf-8") as out, ThreadPoolExecutor(args.parallel) as pool:
+        for future in [pool.submit(ask, n, *scenario) for n, scenario in enumerate(scenarios, 1)]:
+            future.result()
     return 0
 
 

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.guard import inspect
+from pipeline.guard import Evidence, inspect
 
 CATALOG = {"pick_topic", "write_draft", "humanize", "publish", "register", "report"}
 
@@ -70,9 +70,9 @@ def load(directory: Path) -> list[Record]:
 
 def predicted(record: Record) -> frozenset[str]:
     """The guard's unbacked findings for one record, as comparable strings."""
-    evidence = "\n".join(json.dumps(r["result"], ensure_ascii=False) for r in record.results)
+    evidence = Evidence.from_results(record.called, [r["result"] for r in record.results])
     found = set()
-    for f in inspect(record.text, set(record.called), evidence, CATALOG):
+    for f in inspect(record.text, evidence, CATALOG):
         if f.backed:
             continue
         found.add(f"ungrounded:{key(f.span)}" if f.kind == "ungrounded" else f"{f.kind}:{f.capability}")

@@ -6,7 +6,6 @@ once, so the ledger is true up to the last completed step even if the process is
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 from dataclasses import dataclass
@@ -111,12 +110,11 @@ class RunJournal:
         with self.sessions.begin() as s:
             s.execute(update(Run).where(Run.id == self.run_id).values(tokens_used=total))
 
-    def evidence(self) -> str:
-        """The text of every successful tool result of this run: what artifacts must be grounded in."""
+    def results(self) -> list[dict[str, Any]]:
+        """The payloads of this run's successful tool calls (ok, or answered by dedup): the guard's evidence."""
         with self.sessions() as s:
-            results = s.scalars(select(ToolCall.result).where(
-                ToolCall.run_id == self.run_id, ToolCall.outcome.in_(("ok", "dedup"))))
-            return "\n".join(json.dumps(r, ensure_ascii=False) for r in results)
+            return [r for r in s.scalars(select(ToolCall.result).where(
+                ToolCall.run_id == self.run_id, ToolCall.outcome.in_(("ok", "dedup")))) if r]
 
     def called(self) -> set[str]:
         with self.sessions() as s:
