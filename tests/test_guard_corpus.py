@@ -6,6 +6,10 @@ reader that loses recall or raises false alarms on any language fails here, with
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,3 +61,22 @@ def test_a_reader_that_claims_nothing_fails_the_floor() -> None:
     for record in RECORDS:
         empty.add(record.expected, frozenset())
     assert empty.recall == 0.0 and empty.recall < RECALL_FLOOR
+
+
+def test_guard_eval_command_prints_figures_and_json(tmp_path: Path) -> None:
+    """factline guard eval: a table per language, --json with the same overall figures; a missing corpus exits 2."""
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FACTLINE_", "DATABASE_"))}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path}/ledger.db"
+
+    def factline(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pipeline.cli", "guard", "eval", *args], env=env, cwd=root,
+                              capture_output=True, text=True, timeout=300)
+
+    table = factline("--by", "language", "--misses", "-1")
+    assert table.returncode == 0, table.stderr
+    assert "language=zh" in table.stdout and "language=mixed" in table.stdout
+    data = json.loads(factline("--json").stdout)
+    assert data["overall"]["texts"] == len(RECORDS) and data["overall"]["recall"] == RESULT.overall.recall
+    missing = factline("--corpus", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "no corpus records" in missing.stderr

@@ -11,7 +11,8 @@ Extraction runs on NFKC-normalised text (full-width ＣＴ－２０２６… bec
   domain names a site, not an article, and is not an artifact.
 - Registration numbers and their near misses: ``CT-20260922-001`` and ``CT-2026-0922-001``,
   ``ct-20260922-001``, ``CT–20260922–001``, ``CT20260922001``, ``CT-20260922-1``; a CJK character before
-  ``CT`` is a boundary (``登记号CT-…``).
+  ``CT`` is a boundary (``登记号CT-…``). A value given as the registration number is one whatever its
+  form (``登记号：84``, ``Registration Number: 1234567890``), if it holds a digit (``pending`` is no number).
 
 Grounding is by source and by equality, never by substring: a URL counts only if it equals (percent-
 decoded, scheme and one trailing slash aside, host case-folded) a ``url`` field of this run's tool
@@ -35,6 +36,10 @@ SCHEMELESS_URL = re.compile(
     rf"(?::\d{{1,5}})?/(?:[{_URL_CHARS}]|{_CJK_SEGMENT})*")
 REGISTRATION = re.compile(r"(?<![A-Za-z0-9])[Cc][Tt] ?[-–—_ ]? ?\d{4}[-–—_ ]?\d{2}[-–—_ ]?\d{2}[-–—_ ]?\d{1,4}(?![0-9])")
 _TRAILING = ".:?_~-"
+# a value given as *the* registration number is one, whatever its form ("登记号：84", "Registration Number: 7")
+KEYED_NUMBER = re.compile(
+    r"(?:登记号|登记编号|台账编号|注册号|registration (?:number|no\.?|id))\**\s{0,3}(?:is|was|为|是|:|=|#)?\s{0,3}\**"
+    r"(?P<n>(?=[A-Za-z0-9-]{0,23}\d)[A-Za-z0-9][A-Za-z0-9-]{0,23})(?![A-Za-z0-9-])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,10 @@ def extract(text: str) -> list[Artifact]:
     for m in REGISTRATION.finditer(text):
         if free(m.start()):
             found.append(Artifact("registration", m.start(), m.end(), m.group()))
+            insort(taken, m.span())
+    for m in KEYED_NUMBER.finditer(text):
+        if free(m.start("n")):
+            found.append(Artifact("registration", m.start("n"), m.end("n"), m.group("n")))
     return sorted(found, key=lambda a: a.start)
 
 

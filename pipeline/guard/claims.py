@@ -116,12 +116,18 @@ _NEGATE = re.compile(
         r"|nil|never|waiting|blocked|refused|rejected|timeout|timed out|running|in progress|queued")
     + r"|否|无|暂无|失败|未|待|跳过|没有|错误|超时|拒绝|空|0 次|中$|进行中|运行中|处理中", re.IGNORECASE)
 
+# keys whose value is an identifier: any number given there says the step produced one ("登记号：84")
+_IDENTIFIER_KEY = re.compile(r"登记号|登记编号|台账编号|注册号|registration (?:number|no|id)|ledger entry", re.IGNORECASE)
+
+# a step's value that is a bare number is the id or figure it returned ("register: 41"), unless an HTTP error
+_RESULT_ID = re.compile(r"\s*\**(?![45]\d\d\b)\d{1,6}\**\s*")
+
 MAX_SENTENCE = 400
 
 
-def _status(reading: str) -> tuple[list[ClaimMatch], list[tuple[int, int]]]:
-    """Claims made by status lines and table rows, and the key spans they consumed."""
-    found: list[ClaimMatch] = []
+def _status(reading: str) -> tuple[list[tuple[ClaimMatch, int]], list[tuple[int, int]]]:
+    """Claims made by status lines and table rows (with their offsets), and the key spans they consumed."""
+    found: list[tuple[ClaimMatch, int]] = []
     consumed: list[tuple[int, int]] = []
     offset = 0
     for line in reading.split("\n"):
@@ -135,8 +141,9 @@ def _status(reading: str) -> tuple[list[ClaimMatch], list[tuple[int, int]]]:
             capability = KEY_OF[m.group("k").casefold()]
             if _NEGATE.search(value):
                 continue
-            if _AFFIRM.search(value) or URL_MARK in value or NUMBER_MARK in value:
-                found.append(ClaimMatch(capability, (m.group("k") + ": " + value.strip())[:80]))
+            named = (_IDENTIFIER_KEY.fullmatch(m.group("k")) and re.search(r"\d", value)) or _RESULT_ID.fullmatch(value)
+            if _AFFIRM.search(value) or URL_MARK in value or NUMBER_MARK in value or named:
+                found.append((ClaimMatch(capability, (m.group("k") + ": " + value.strip())[:80]), offset + m.start("k")))
         offset += len(line) + 1
     return found, consumed
 
@@ -182,10 +189,33 @@ def _chunks(reading: str) -> list[Sentence]:
     return result
 
 
+_PLAN_HEADER = re.compile(
+    r"(?:下一步|接下来|计划|待办|后续|next steps?|plan|to ?do|remaining|still to do|will do)[^\n]{0,40}[:：]\s*$",
+    re.IGNORECASE)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|\|)|^\s*$")
+
+
+def _plan_blocks(reading: str) -> list[tuple[int, int]]:
+    """Lists and tables under a header such as "Next steps:" / "下一步要做的是：": a plan, whatever each item says."""
+    blocks, offset, start = [], 0, None
+    for line in reading.split("\n"):
+        if start is not None and not _LIST_ITEM.match(line):
+            blocks.append((start, offset))
+            start = None
+        if start is None and _PLAN_HEADER.search(line):
+            start = offset + len(line)
+        offset += len(line) + 1
+    if start is not None:
+        blocks.append((start, offset))
+    return blocks
+
+
 def find_claims(reading: str) -> list[ClaimMatch]:
     """Affirmed claims in ``reading`` (text prepared by pipeline.guard.text): the first per capability and score."""
-    found, consumed = _status(reading)
-    candidates = _targets(reading, consumed)
+    plans = _plan_blocks(reading)
+    statuses, consumed = _status(reading)
+    found = [c for c, at in statuses if not any(s <= at < e for s, e in plans)]
+    candidates = [c for c in _targets(reading, consumed) if not any(s <= c[1] < e for s, e in plans)]
     if candidates:
         context = Context(reading, _chunks(reading))
         for capability, start, end, score in candidates:

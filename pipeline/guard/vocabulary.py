@@ -66,7 +66,7 @@ VOCABULARY: dict[str, ClaimVocabulary] = {
         en_done=("registered", r"(?:logged|recorded|entered|written|added)(?: (?:it|this|that|the [\w-]+|[\w-]+))? (?:in|into|to) the ledger"),
         en_nouns=("registration", "register", "ledger entry"),
         keys=("registration number", "registration no", "registration id", "registration", "registered", "register",
-              "ledger entry", "登记号", "登记编号", "台账编号", "登记状态", "是否登记", "登记", "编号"),
+              "ledger entry", "登记号", "登记编号", "台账编号", "登记状态", "是否登记", "登记", "编号", "注册", "注册号"),
     ),
     "report": ClaimVocabulary(
         zh_verbs=("生成日报", "生成报告", "出日报"),
