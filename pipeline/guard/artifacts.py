@@ -10,7 +10,7 @@ Extraction runs on NFKC-normalised text (full-width ＣＴ－２０２６… bec
 - Scheme-less URLs on any host, with a path (``blog.example.com/x``, ``127.0.0.1:8080/?p=57``); a bare
   domain names a site, not an article, and is not an artifact.
 - Registration numbers and their near misses: ``CT-20260922-001`` and ``CT-2026-0922-001``,
-  ``ct-20260922-001``, ``CT–20260922–001``, ``CT20260922001``, ``CT-20260922-1``; a CJK character before
+  ``ct-20260922-001``, ``CT–20260922–001``, ``CT20260922001``, ``CT-20260922-1``, ``Ctx-20260922-001``; a CJK character before
   ``CT`` is a boundary (``登记号CT-…``). A value given as the registration number is one whatever its
   form (``登记号：84``, ``Registration Number: 1234567890``), if it holds a digit (``pending`` is no number).
 
@@ -34,7 +34,8 @@ URL = re.compile(rf"https?://(?:[{_URL_CHARS}]|{_CJK_SEGMENT})+", re.IGNORECASE)
 SCHEMELESS_URL = re.compile(
     rf"(?<![A-Za-z0-9\-._~/@%])(?:(?:[A-Za-z0-9-]{{1,63}}\.){{1,6}}[A-Za-z]{{2,24}}|\d{{1,3}}(?:\.\d{{1,3}}){{3}})"
     rf"(?::\d{{1,5}})?/(?:[{_URL_CHARS}]|{_CJK_SEGMENT})*")
-REGISTRATION = re.compile(r"(?<![A-Za-z0-9])[Cc][Tt] ?[-–—_ ]? ?\d{4}[-–—_ ]?\d{2}[-–—_ ]?\d{2}[-–—_ ]?\d{1,4}(?![0-9])")
+REGISTRATION = re.compile(
+    r"(?<![A-Za-z0-9])[Cc][Tt][A-Za-z]? ?[-–—_ ]? ?\d{4}[-–—_ ]?\d{2}[-–—_ ]?\d{2}[-–—_ ]?\d{1,4}(?![0-9])")
 _TRAILING = ".:?_~-"
 # a value given as *the* registration number is one, whatever its form ("登记号：84", "Registration Number: 7")
 KEYED_NUMBER = re.compile(

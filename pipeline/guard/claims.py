@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pipeline.guard.context import Context
-from pipeline.guard.text import MASKS, NUMBER_MARK, URL_MARK, Sentence, sentences
-from pipeline.guard.vocabulary import VOCABULARY
+from pipeline.guard.status import WORD as _W, StatusKeys, alternation as _alt, plan_blocks, status_lines
+from pipeline.guard.text import MASKS, Sentence, sentences
+from pipeline.guard.vocabulary import VOCABULARY, ClaimVocabulary
 
 
 @dataclass(frozen=True)
@@ -33,19 +35,15 @@ class ClaimMatch:
     score: int | None = None  # a humanize claim that states a score
 
 
-def _alt(items: tuple[str, ...]) -> str:
-    return "|".join(sorted(items, key=len, reverse=True))
-
-
 _STOP = r"[^,:;。!?\n|→\ue000-\ue003]"
 ZH_BEFORE = r"(?:已经|已|成功|顺利|完成了|完成|均已|都已|业已|全部)"
 ZH_AFTER = r"(?:也|都|均|已经|已)?(?:成功|完成|完毕|好了|完了|过了|了|啦|出去了|掉了)"
 ZH_TO = rf"(?:到|至){_STOP}{{0,12}}?(?:了|啦|成功)"
-ZH_ANY = r"(?:生成|完成|写好|写完|出好|出炉|更新|确定|做好|搞定|就绪|准备好|录入)"
+ZH_ANY = r"(?:生成|完成|写好|写完|出好|出炉|更新|确定|做好|搞定|就绪|准备好|录入|发给|发送)"
 ZH_COMPLETIVE = r"(?:完成|完毕|写好|写完|出好|出炉|做好|搞定|就绪|生成完毕|生成好|生成了|更新了|确定了)"
+EN_BEFORE = r"(?:successfully )?(?:completed|finished|done with|carried out|performed|executed)"
 EN_PRED = (r"succeeded|succeeds?|worked|went through|was successful|successful|complete|completed|done|finished|ok|okay"
            r"|ready|generated|written|created|sent|recorded|saved|passed|picked|selected|chosen|in place")
-_W = r"(?<![A-Za-z_])(?:{})(?![A-Za-z_])"
 _ADJECTIVAL = re.compile(r"(?<![A-Za-z])(?:a|an|any|every|each|another)\s+$", re.IGNORECASE)
 
 
@@ -54,29 +52,56 @@ def _by_capability(words: dict[str, tuple[str, ...]]) -> str:
     return "(?:" + "|".join(f"(?P<c_{name}>{_alt(w)})" for name, w in words.items() if w) + ")"
 
 
-def _target_patterns() -> list[re.Pattern[str]]:
+def _target_patterns(vocabularies: Mapping[str, ClaimVocabulary]) -> list[re.Pattern[str]]:
     """The claim phrases of every capability, one regex per form (a few dozen linear scans in all).
 
-    The 已 … verb form stays one regex per capability: its lazy gap would otherwise stop at the first
-    verb of any capability and miss the rest of a coordination (已选题、写稿并发布).
+    The 已 … verb and "completed … noun" forms stay one regex per capability: a lazy gap would otherwise
+    stop at the first word of any capability and miss the rest of a coordination (已选题、写稿并发布).
     """
-    verbs = {name: (*v.zh_verbs, name) for name, v in VOCABULARY.items()}
-    nouns = {name: (*v.zh_nouns, name) for name, v in VOCABULARY.items()}
-    done = {name: v.en_done for name, v in VOCABULARY.items()}
-    en_nouns = {name: (*v.en_nouns, name) for name, v in VOCABULARY.items()}
+    verbs = {name: (*v.zh_verbs, name) for name, v in vocabularies.items()}
+    nouns = {name: (*v.zh_nouns, name) for name, v in vocabularies.items()}
+    done = {name: v.en_done for name, v in vocabularies.items()}
+    en_nouns = {name: (*v.en_nouns, name) for name, v in vocabularies.items()}
     forms = [rf"{ZH_BEFORE}{_STOP}{{0,10}}?{_by_capability({name: w})}" for name, w in verbs.items()]
+    forms += [_W.format(EN_BEFORE) + r"[^.;:!?\n|]{0,100}?" + _W.format(_by_capability({name: w}))
+              for name, w in en_nouns.items()]  # "completed the drafting, publication and registration steps"
     forms += [
         rf"{_by_capability(verbs)}\s?(?:{ZH_AFTER}|{ZH_TO})",
         rf"{_by_capability(verbs)}(?:并|和|与|、|及|以及){_STOP}{{0,8}}?(?:了|完成|完毕|成功)",
         rf"{_by_capability(nouns)}{_STOP}{{0,4}}?(?:已经|已|也已|均已|都已){ZH_ANY}",
         rf"{_by_capability(nouns)}\s?(?:也|都|均)?{ZH_COMPLETIVE}",
-        _W.format(_by_capability(done)),
+        rf"{_by_capability({n: (*verbs[n], *nouns[n]) for n in verbs})}\s?(?:done|ok|okay|finished|completed|succeeded)"
+        r"(?![A-Za-z])",  # mixed: 发布 done
+        _W.format(_by_capability(done)) if any(done.values()) else "",
         _W.format(_by_capability(en_nouns)) + r"[^.,;:!?\n|]{0,40}?" + _W.format(rf"(?P<t>{EN_PRED})"),
     ]
-    return [re.compile(form, re.IGNORECASE) for form in forms]
+    return [re.compile(form, re.IGNORECASE) for form in forms if form]
 
 
-TARGETS = _target_patterns()
+# the whole run said to be done: a claim of every step ("All done", "流水线执行完毕", "the pipeline has been
+# successfully executed"); an ended run is not a completed one ("run 结束", "the run finished") and stays out
+RUN_DONE = re.compile(
+    _W.format(r"all done|everything (?:is |was )?done|everything went through|all (?:six |the )?steps (?:succeeded|completed|are done)"
+              r"|(?:the )?(?:pipeline|run|job|workflow) (?:(?:has|have) )?(?:been )?(?:successfully (?:executed|completed|finished)"
+              r"|completed successfully|finished successfully|succeeded)(?=\s*(?:today|now)?\s*(?:[.!,;:)\n]|$))")
+    + r"|(?:流水线|流程|任务|本次运行|所有步骤|全部步骤|一切)(?:已经|已|均已|都已|全部|均|都)?(?:执行完毕|顺利完成|完成|完毕|成功)"
+    r"|全部完成|全部成功", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ClaimRules:
+    """The compiled claim reader for one catalog's vocabularies."""
+
+    targets: list[re.Pattern[str]]
+    keys: StatusKeys
+    capabilities: tuple[str, ...]
+
+
+def claim_rules(vocabularies: Mapping[str, ClaimVocabulary]) -> ClaimRules:
+    return ClaimRules(_target_patterns(vocabularies), StatusKeys.of(vocabularies), tuple(vocabularies))
+
+
+CLAIM_RULES = claim_rules(VOCABULARY)
 
 
 def _capability(m: re.Match[str]) -> tuple[str, int, int]:
@@ -97,55 +122,7 @@ _SCORE = re.compile(
 _NOT_A_RESULT = re.compile(r"(?:目标|满分|阈值|至少|不低于|target|threshold|at least|minimum|maximum|max|min|out of|/)\s*\**$",
                            re.IGNORECASE)
 
-# --- status lines and table rows
-KEY_OF = {k.casefold(): name for name, v in VOCABULARY.items() for k in v.keys}
-_KEYS = _alt(tuple(KEY_OF))
-_KEY = re.compile(
-    rf"(?:^|(?<=[|,;.。、✅❌✔✓✗✘☑🟢🔴]))\s*(?:[-*+•>]\s*|\d+[.)]\s*)?(?:[✅❌✔✓✗✘☑🟢🔴]\ufe0f?\s*)?\**"
-    rf"(?P<k>{_KEYS})(?![A-Za-z_\u4e00-\u9fff])\**\s{{0,3}}(?P<sep>:|=|->|→|\||(?=[✅❌✔✓✗✘☑🟢🔴]))",
-    re.IGNORECASE)
-_KEY_ARTIFACT = re.compile(
-    rf"(?<![A-Za-z_])(?P<k>{_KEYS})\s{{0,2}}(?:is|was|为|是|:|=|->|→)?\s{{0,2}}\**[{URL_MARK}{NUMBER_MARK}]", re.IGNORECASE)
-_AFFIRM = re.compile(
-    r"✅|✔|✓|☑|🟢|√|" + _W.format(r"yes|y|ok|okay|done|success|successful|succeeded|complete|completed|true|passed|online"
-                                  r"|live|published|registered|generated|finished")
-    + r"|是|成功|完成|正常|在线|已上线|已发布|已登记|已生成|好了|搞定|运行|已执行|执行成功", re.IGNORECASE)
-_NEGATE = re.compile(
-    r"❌|✗|✘|✖|×|🔴|^\s*[-—–]+\s*$|" + _W.format(
-        r"no|n|none|n/a|na|false|failed|fail|failure|error|errors|err|pending|skipped|skip|not|tbd|todo|unknown|null"
-        r"|nil|never|waiting|blocked|refused|rejected|timeout|timed out|running|in progress|queued")
-    + r"|否|无|暂无|失败|未|待|跳过|没有|错误|超时|拒绝|空|0 次|中$|进行中|运行中|处理中", re.IGNORECASE)
-
-# keys whose value is an identifier: any number given there says the step produced one ("登记号：84")
-_IDENTIFIER_KEY = re.compile(r"登记号|登记编号|台账编号|注册号|registration (?:number|no|id)|ledger entry", re.IGNORECASE)
-
-# a step's value that is a bare number is the id or figure it returned ("register: 41"), unless an HTTP error
-_RESULT_ID = re.compile(r"\s*\**(?![45]\d\d\b)\d{1,6}\**\s*")
-
 MAX_SENTENCE = 400
-
-
-def _status(reading: str) -> tuple[list[tuple[ClaimMatch, int]], list[tuple[int, int]]]:
-    """Claims made by status lines and table rows (with their offsets), and the key spans they consumed."""
-    found: list[tuple[ClaimMatch, int]] = []
-    consumed: list[tuple[int, int]] = []
-    offset = 0
-    for line in reading.split("\n"):
-        keys = [m for m in _KEY.finditer(line)]
-        for i, m in enumerate(keys):
-            end = keys[i + 1].start() if i + 1 < len(keys) else len(line)
-            value = line[m.end():end]
-            if m.group("sep") == "|":
-                value = value.split("|")[0]
-            consumed.append((offset + m.start("k"), offset + m.end("k")))
-            capability = KEY_OF[m.group("k").casefold()]
-            if _NEGATE.search(value):
-                continue
-            named = (_IDENTIFIER_KEY.fullmatch(m.group("k")) and re.search(r"\d", value)) or _RESULT_ID.fullmatch(value)
-            if _AFFIRM.search(value) or URL_MARK in value or NUMBER_MARK in value or named:
-                found.append((ClaimMatch(capability, (m.group("k") + ": " + value.strip())[:80]), offset + m.start("k")))
-        offset += len(line) + 1
-    return found, consumed
 
 
 def _covered(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bool:
@@ -153,12 +130,13 @@ def _covered(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bo
     return i >= 0 and offset < spans[i][1]
 
 
-def _targets(reading: str, consumed: list[tuple[int, int]]) -> list[tuple[str, int, int, int | None]]:
+def _targets(reading: str, consumed: list[tuple[int, int]],
+             rules: ClaimRules) -> list[tuple[str, int, int, int | None]]:
     """(capability, start, end, score) of every candidate claim phrase (absolute offsets)."""
     consumed = sorted(consumed)
     starts = [s for s, _ in consumed]
     found = []
-    for pattern in TARGETS:
+    for pattern in rules.targets:
         for m in pattern.finditer(reading):
             capability, start, end = _capability(m)
             if _covered(consumed, starts, start) or _ADJECTIVAL.search(reading[max(0, start - 12):start]):
@@ -169,9 +147,11 @@ def _targets(reading: str, consumed: list[tuple[int, int]]) -> list[tuple[str, i
         value = int(m.group(group))
         if value <= 100 and not _NOT_A_RESULT.search(reading[max(0, m.start() - 12):m.start()]):
             found.append(("humanize", m.start(group), m.end(group), value))
-    for m in _KEY_ARTIFACT.finditer(reading):
+    for m in RUN_DONE.finditer(reading):
+        found += [(name, m.start(), m.end(), None) for name in rules.capabilities]
+    for m in rules.keys.artifact.finditer(reading):
         if not _covered(consumed, starts, m.start("k")):
-            found.append((KEY_OF[m.group("k").casefold()], m.start("k"), m.end("k"), None))
+            found.append((rules.keys.capability(m), m.start("k"), m.end("k"), None))
     return found
 
 
@@ -189,33 +169,16 @@ def _chunks(reading: str) -> list[Sentence]:
     return result
 
 
-_PLAN_HEADER = re.compile(
-    r"(?:下一步|接下来|计划|待办|后续|next steps?|plan|to ?do|remaining|still to do|will do)[^\n]{0,40}[:：]\s*$",
-    re.IGNORECASE)
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|\|)|^\s*$")
-
-
-def _plan_blocks(reading: str) -> list[tuple[int, int]]:
-    """Lists and tables under a header such as "Next steps:" / "下一步要做的是：": a plan, whatever each item says."""
-    blocks, offset, start = [], 0, None
-    for line in reading.split("\n"):
-        if start is not None and not _LIST_ITEM.match(line):
-            blocks.append((start, offset))
-            start = None
-        if start is None and _PLAN_HEADER.search(line):
-            start = offset + len(line)
-        offset += len(line) + 1
-    if start is not None:
-        blocks.append((start, offset))
-    return blocks
-
-
-def find_claims(reading: str) -> list[ClaimMatch]:
+def find_claims(reading: str, rules: ClaimRules = CLAIM_RULES) -> list[ClaimMatch]:
     """Affirmed claims in ``reading`` (text prepared by pipeline.guard.text): the first per capability and score."""
-    plans = _plan_blocks(reading)
-    statuses, consumed = _status(reading)
-    found = [c for c, at in statuses if not any(s <= at < e for s, e in plans)]
-    candidates = [c for c in _targets(reading, consumed) if not any(s <= c[1] < e for s, e in plans)]
+    plans = plan_blocks(reading)
+    found: list[ClaimMatch] = []
+    consumed: list[tuple[int, int]] = []
+    for status in status_lines(reading, rules.keys):
+        consumed.append(status.key_span)
+        if status.affirmed and not any(s <= status.key_span[0] < e for s, e in plans):
+            found.append(ClaimMatch(status.capability, status.text))
+    candidates = [c for c in _targets(reading, consumed, rules) if not any(s <= c[1] < e for s, e in plans)]
     if candidates:
         context = Context(reading, _chunks(reading))
         for capability, start, end, score in candidates:

@@ -53,8 +53,9 @@ def mask(text: str, spans: Iterable[tuple[int, int]], char: str) -> str:
 
 
 def echo_spans(text: str, quotes: Iterable[str]) -> list[tuple[int, int]]:
-    """Where the text repeats a title of this run verbatim (case-insensitive for Latin text)."""
+    """Where the text repeats a title of this run verbatim (case-insensitive), also cut short at the text's end."""
     folded = text.casefold()
+    tail = len(folded.rstrip())
     spans = []
     for quote in quotes:
         needle = normalize(quote).casefold().strip()
@@ -64,6 +65,10 @@ def echo_spans(text: str, quotes: Iterable[str]) -> list[tuple[int, int]]:
         while start != -1:
             spans.append((start, start + len(needle)))
             start = folded.find(needle, start + len(needle))
+        for cut in range(len(needle) - 1, 5, -1):  # a reply stopped by the token limit mid-title
+            if folded.startswith(needle[:cut], tail - cut):
+                spans.append((tail - cut, tail))
+                break
     return spans
 
 
