@@ -117,7 +117,7 @@ _SCORE = re.compile(
     r"\s{0,3}\**\s{0,2}(?P<n>\d{1,3})(?![\d.]\d)"
     r"|(?:拟人化评分|评分|得分|分数|打分)(?:为|是|:|=|->|→)?\s{0,3}\**(?P<z>\d{1,3})(?!\d)"
     r"|(?<![\d.])(?P<f>\d{1,3})\s{0,2}分(?![钟之析类享别配布数支])"
-    r"|(?:humani[sz]ed?|humani[sz]ation|改写|拟人化)\s{0,2}(?:\(|→|->|:|=|\|)?\s{0,2}(?:ok\s{0,2}\(?\s{0,2})?(?P<h>\d{1,3})(?![\d.]\d)",
+    r"|(?:humani[sz]ed?|humani[sz]ation|改写|拟人化)\s{0,2}(?:\(|→|->|:|=)?\s{0,2}(?:ok\s{0,2}\(?\s{0,2})?(?P<h>\d{1,3})(?![\d.]\d)",
     re.IGNORECASE)
 _NOT_A_RESULT = re.compile(r"(?:目标|满分|阈值|至少|不低于|target|threshold|at least|minimum|maximum|max|min|out of|/)\s*\**$",
                            re.IGNORECASE)

@@ -83,7 +83,8 @@ TRIGGERS: tuple[Trigger, ...] = (
     Trigger(r"如果|若|假如|假设|倘若|要是|万一|一旦|如需|只要|除非|是否|等(?=[^,;。]{0,20}?(?:后|之后|以后))", H, FWD, CLAUSE),
     Trigger(r"的话", H, BWD, CLAUSE),
     Trigger(r"将要|将会|将", H, FWD, CLAUSE, max_gap=0),
-    Trigger(r"下一步|接下来|准备|计划|打算|即将|马上|稍后|需要|预计|争取|尽快|希望|等待|要做的|要去|待", H, FWD, CLAUSE),
+    Trigger(r"下一步|接下来|准备|计划|打算|即将|马上|稍后|需要|预计|争取|尽快|希望|等待|要做的|要去|要求|必须|务必|待",
+            H, FWD, CLAUSE),
     Trigger(r"会|要|需|应该|应当|可以|能够|能|然后|再|请|想", H, FWD, CLAUSE, max_gap=8),
     Trigger(r"待定|待办|稍后|之后再说|未定", H, BWD, CLAUSE),
     # --- questions

@@ -66,7 +66,7 @@ class StatusKeys:
             rf"(?P<k>{keys})(?:\s?的?(?:结果|状态|status|result))?(?![A-Za-z_\u4e00-\u9fff])\**\s{{0,3}}"
             rf"(?P<sep>:|=|->|→|\||(?=[{_MARKS}]))", re.IGNORECASE)
         artifact = re.compile(
-            rf"(?<![A-Za-z_])(?P<k>{keys})\s{{0,2}}(?:is|was|为|是|:|=|->|→)?\s{{0,2}}\**[{URL_MARK}{NUMBER_MARK}]",
+            rf"(?<![A-Za-z_])(?P<k>{keys})[ \t]{{0,2}}(?:is|was|为|是|:|=|->|→)?[ \t]{{0,2}}\**[{URL_MARK}{NUMBER_MARK}]",
             re.IGNORECASE)
         return cls(key_of, line, artifact)
 
