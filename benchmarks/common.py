@@ -98,10 +98,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def production_logs_to_devnull() -> None:
     """Configure loguru as pipeline.logs does (text format, INFO), writing to /dev/null: formatting is paid, I/O is not."""
-    from loguru import logger
+    from config import load_settings
+    from pipeline import logs
 
-    from pipeline.logs import TEXT_FORMAT
-
-    logger.remove()
-    logger.configure(extra={"run_id": "-"})
-    logger.add(open(os.devnull, "w"), level="INFO", format=TEXT_FORMAT, colorize=False)  # noqa: SIM115
+    logs.configure(load_settings(log_format="text", log_level="INFO"), stream=open(os.devnull, "w"))  # noqa: SIM115

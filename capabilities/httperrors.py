@@ -8,6 +8,7 @@ timeouts; WordPress answers 500 when its database is down, and that passes. 401/
 from __future__ import annotations
 
 import email.utils
+import re
 import time
 
 import httpx
@@ -18,11 +19,14 @@ RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Retry-After in seconds: an integer, or an HTTP date. None when absent or unreadable."""
+    """Retry-After in seconds: ASCII digits, or an HTTP date. None when absent or unreadable.
+
+    ``str.isdigit`` would accept "²" (which ``float`` then refuses with a ValueError), so the digits are matched exactly.
+    """
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if re.fullmatch(r"[0-9]+", value):
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)

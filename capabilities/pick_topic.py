@@ -2,35 +2,27 @@
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import httpx
 
 from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
-from capabilities.errors import Retryable, ToolFailed, ToolRejected
+from capabilities.errors import ToolFailed, ToolRejected
+from capabilities.feeds import FeedLimits, entry_titles, fetch_feed
+from config import Settings
 
 
 class PickTopicArgs(StrictArgs):
     pass
 
 
-def read_topics(source: str, http: httpx.Client) -> list[str]:
-    """Titles in source order: one per line of a text file, or the item/entry titles of a feed."""
+def read_topics(settings: Settings, http: httpx.Client) -> list[str]:
+    """Titles in source order: one per line of a text file, or the entries' titles of a feed (capabilities.feeds)."""
+    source = settings.topics_source
     if source.startswith(("http://", "https://")):
-        try:
-            response = http.get(source)
-            response.raise_for_status()
-        except httpx.TimeoutException as exc:
-            raise Retryable(f"topics feed timed out: {source}") from exc
-        except httpx.HTTPError as exc:
-            raise ToolFailed(f"topics feed unreadable: {exc}") from exc
-        try:
-            root = ET.fromstring(response.content)
-        except ET.ParseError as exc:
-            raise ToolFailed(f"topics feed is not XML: {exc}") from exc
-        titles = [el.text or "" for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "title"]
-        return [t.strip() for t in titles[1:] if t.strip()]  # the first title names the feed
+        limits = FeedLimits(settings.topics_feed_max_bytes, settings.topics_feed_deadline_seconds,
+                            settings.topics_feed_max_items)
+        return entry_titles(fetch_feed(http, source, limits, settings.publish_domain_whitelist), limits.max_items)
     path = Path(source)
     if not path.is_file():
         raise ToolFailed(f"TOPICS_SOURCE {source} is not a file")
@@ -49,7 +41,7 @@ class PickTopic(Capability[PickTopicArgs]):
             raise ToolRejected(f"this run already picked topic {picked.id} ({picked.title!r}); use that topic_id")
 
     def execute(self, ctx: CapabilityContext, args: PickTopicArgs) -> ToolResult:
-        titles = read_topics(ctx.settings.topics_source, ctx.http)
+        titles = read_topics(ctx.settings, ctx.http)
         topic = ctx.store.claim_topic(titles, ctx.forced_topic)
         if topic is None:
             if ctx.forced_topic:

@@ -1,5 +1,6 @@
 """Configuration: one Settings object, built once in main() and passed down."""
 
-from config.settings import ConfigError, Settings, load_settings
+from config.errors import ConfigError
+from config.settings import Settings, load_settings
 
 __all__ = ["ConfigError", "Settings", "load_settings"]

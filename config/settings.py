@@ -2,25 +2,28 @@
 
 Nothing reads ``os.environ`` at import time: ``load_settings()`` is called by the CLI's
 ``main()`` and the result is passed down. A bad value raises ``ConfigError`` whose message
-is one line naming the variable; the CLI prints it and exits 2.
+is one line naming the variable; every bad setting is reported at once (one line each), then the
+CLI exits 2. A check of one value is a ``field_validator`` on Settings; a check across values is a
+function in ``CROSS_CHECKS`` that returns its problem lines.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import timezone
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from config.cron import parse_cron, parse_time_zone
+from config.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_TOPICS = CONFIG_DIR / "topics.txt"
 
 CommaList = Annotated[list[str], NoDecode]
-
-
-class ConfigError(Exception):
-    """A setting is missing or invalid; the message names it in one line."""
 
 
 class Settings(BaseSettings):
@@ -65,8 +68,11 @@ class Settings(BaseSettings):
     retry_max_wait: float = Field(30.0, ge=0)
     http_timeout_seconds: float = Field(10.0, gt=0)
 
-    # content
+    # content: TOPICS_SOURCE is a text file (one topic a line) or an RSS/Atom URL read within these limits
     topics_source: str = str(DEFAULT_TOPICS)
+    topics_feed_max_bytes: int = Field(5_000_000, ge=1024)
+    topics_feed_deadline_seconds: float = Field(30.0, gt=0)
+    topics_feed_max_items: int = Field(200, ge=1)
 
     # publishing
     publish_target: Literal["local", "wordpress"] = "local"
@@ -78,11 +84,11 @@ class Settings(BaseSettings):
     wordpress_user: str | None = None
     wordpress_app_password: SecretStr | None = None
 
-    # logging
+    # logging (both case-insensitive; NO_COLOR, the cross-tool convention, is read by pipeline.logs)
     log_format: Literal["text", "json"] = "text"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
-    # daemon (cron expressions and the time zone are checked when the daemon starts: pipeline.cron)
+    # daemon (crontab expressions and an IANA time zone, checked here with config.cron)
     schedule_cron: str = "0 6 * * *"
     schedule_timezone: str = "UTC"
     schedule_misfire_grace_seconds: int = Field(300, ge=1)
@@ -105,6 +111,25 @@ class Settings(BaseSettings):
             return [h.strip().lower() for h in value.split(",") if h.strip()]
         return value
 
+    @field_validator("log_level", "log_format", mode="before")
+    @classmethod
+    def _any_case(cls, value: object, info: Any) -> object:
+        if not isinstance(value, str):
+            return value
+        return value.strip().upper() if info.field_name == "log_level" else value.strip().lower()
+
+    @field_validator("schedule_timezone")
+    @classmethod
+    def _time_zone(cls, value: str) -> str:
+        parse_time_zone(value)
+        return value
+
+    @field_validator("schedule_cron", "report_cron")
+    @classmethod
+    def _cron(cls, value: str) -> str:
+        parse_cron(value, timezone.utc)
+        return value
+
     @field_validator("database_url")
     @classmethod
     def _known_database(cls, value: str) -> str:
@@ -122,16 +147,40 @@ class Settings(BaseSettings):
         return value or None
 
 
+def _wordpress_credentials(settings: Settings) -> list[str]:
+    if settings.publish_target != "wordpress":
+        return []
+    return [f"missing setting {field.upper()}: required when PUBLISH_TARGET=wordpress"
+            for field in ("wordpress_url", "wordpress_user", "wordpress_app_password")
+            if getattr(settings, field) is None]
+
+
+CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials,)
+
+
+def _problem(error: Any) -> str:
+    """One line naming the variable. The value itself is never quoted: it may be a secret."""
+    name = str(error["loc"][0]).upper() if error["loc"] else "settings"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"invalid setting {name}: {message}"
+
+
 def load_settings(**overrides: object) -> Settings:
-    """Build Settings from the environment (and .env); raise ConfigError naming the bad variable."""
+    """Build Settings from the environment (and .env); raise ConfigError with a line per bad variable.
+
+    When some values are invalid, the cross-value checks still run, on those values' defaults, so one
+    start reports every problem.
+    """
+    problems: list[str] = []
     try:
         settings = Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        err = exc.errors()[0]
-        name = str(err["loc"][0]).upper() if err["loc"] else "settings"
-        raise ConfigError(f"invalid setting {name}: {err['msg']}") from None
-    if settings.publish_target == "wordpress":
-        for field in ("wordpress_url", "wordpress_user", "wordpress_app_password"):
-            if getattr(settings, field) is None:
-                raise ConfigError(f"missing setting {field.upper()}: required when PUBLISH_TARGET=wordpress")
+        errors = exc.errors()
+        problems = list(dict.fromkeys(_problem(err) for err in errors))
+        bad = {str(err["loc"][0]) for err in errors if err["loc"]}
+        defaults = {name: Settings.model_fields[name].default for name in bad if name in Settings.model_fields}
+        settings = Settings(**{**overrides, **defaults})  # type: ignore[arg-type]
+    problems += [line for check in CROSS_CHECKS for line in check(settings)]
+    if problems:
+        raise ConfigError(*problems)
     return settings

@@ -16,7 +16,7 @@ from loguru import logger
 
 from config import ConfigError, Settings, load_settings
 from pipeline import logs
-from pipeline.cron import time_zone
+from config.cron import time_zone
 from pipeline.daemon import run_daemon
 from pipeline.guard.cli import add_subcommands as add_guard_subcommands
 from pipeline.ledger import queries
@@ -142,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = load_settings()
     except ConfigError as exc:
-        print(f"factline: {exc}", file=sys.stderr)
+        for line in exc.problems:
+            print(f"factline: {line}", file=sys.stderr)
         return 2
     logs.configure(settings)
     handler: Handler = args.handler

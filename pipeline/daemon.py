@@ -28,7 +28,7 @@ from loguru import logger
 
 from config import Settings
 from pipeline.alerts import send_alert
-from pipeline.cron import cron_trigger, tick_time, time_zone
+from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.ledger import queries
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.journal import interrupt_stale_runs

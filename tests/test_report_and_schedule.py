@@ -9,7 +9,7 @@ import pytest
 
 from config import ConfigError, Settings
 from pipeline.cli import main
-from pipeline.cron import cron_trigger, tick_time
+from config.cron import cron_trigger, tick_time
 from pipeline.ledger.daily import day_ledger
 from pipeline.report import format_day
 from pipeline.runner import run_once

