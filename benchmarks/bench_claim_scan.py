@@ -6,7 +6,7 @@ prefixes, many '{"name":' fragments, many negated claims. A scan is linear when 
 the size grows by 10x; the script prints the growth factor of time per 10x of size.
 A PNG of text size against scan time goes to docs/img/claim_scan.png.
 
-    python -m benchmarks.bench_claim_scan [--short]
+    python -m benchmarks.bench_claim_scan [--short] [--largest BYTES]
 """
 
 from __future__ import annotations
@@ -83,8 +83,10 @@ def chart(results: list[dict[str, Any]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", action="store_true", help="1 KB and 10 KB, no chart: checks that it runs")
+    parser.add_argument("--largest", type=int, default=10_000_000, help="the largest text size in bytes (1 KB x 10^n)")
     args = parser.parse_args(argv)
-    sizes = [1_000, 10_000] if args.short else [1_000, 10_000, 100_000, 1_000_000, 10_000_000]
+    sizes = [1_000, 10_000] if args.short else [s for s in (1_000, 10_000, 100_000, 1_000_000, 10_000_000)
+                                                if s <= args.largest]
     results: list[dict[str, Any]] = []
     for name, unit in UNITS.items():
         progress(f"{name}: {', '.join(f'{s:,}' for s in sizes)} bytes")

@@ -175,7 +175,7 @@ def find_claims(reading: str, rules: ClaimRules = CLAIM_RULES) -> list[ClaimMatc
     found: list[ClaimMatch] = []
     consumed: list[tuple[int, int]] = []
     for status in status_lines(reading, rules.keys):
-        consumed.append(status.key_span)
+        consumed += [status.key_span, *status.word_spans]
         if status.affirmed and not any(s <= status.key_span[0] < e for s, e in plans):
             found.append(ClaimMatch(status.capability, status.text))
     candidates = [c for c in _targets(reading, consumed, rules) if not any(s <= c[1] < e for s, e in plans)]

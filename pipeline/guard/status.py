@@ -80,6 +80,18 @@ class Status:
     key_span: tuple[int, int]
     affirmed: bool
     text: str
+    word_spans: tuple[tuple[int, int], ...]  # values that are one status word ("published", "done"): not prose
+
+
+def _status_words(value: str, at: int) -> tuple[tuple[int, int], ...]:
+    """The cells (or the whole value) made of a single status word, as spans: read as a value, not as a claim."""
+    spans, offset = [], at
+    for cell in value.split("|"):
+        word = cell.strip(" *`")
+        if word and (AFFIRM.fullmatch(word) or NEGATE.fullmatch(word)):
+            spans.append((offset, offset + len(cell)))
+        offset += len(cell) + 1
+    return tuple(spans)
 
 
 def status_lines(reading: str, keys: StatusKeys) -> Iterator[Status]:
@@ -87,6 +99,9 @@ def status_lines(reading: str, keys: StatusKeys) -> Iterator[Status]:
     offset = 0
     for line in reading.split("\n"):
         found = list(keys.line.finditer(line))
+        if line.lstrip().startswith("|"):  # a table row: the first cell is the key, the other cells its value
+            first_cell_end = line.find("|", line.find("|") + 1)
+            found = [m for m in found if m.start("k") < first_cell_end][:1]
         for i, m in enumerate(found):
             value = line[m.end():found[i + 1].start() if i + 1 < len(found) else len(line)]
             key = m.group("k")
@@ -94,7 +109,7 @@ def status_lines(reading: str, keys: StatusKeys) -> Iterator[Status]:
             affirmed = not NEGATE.search(value) and bool(
                 AFFIRM.search(value) or URL_MARK in value or NUMBER_MARK in value or identifier)
             yield Status(keys.capability(m), (offset + m.start("k"), offset + m.end("k")), affirmed,
-                         f"{key}: {value.strip()}"[:80])
+                         f"{key}: {value.strip()}"[:80], _status_words(value, offset + m.end()))
         offset += len(line) + 1
 
 

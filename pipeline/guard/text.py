@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 ECHO, QUOTE, URL_MARK, NUMBER_MARK = "\ue000", "\ue001", "\ue002", "\ue003"
+ECHO_MIN = 6  # characters of a title that count as quoting it, whole or cut short at the end of the reply
+ECHO_PART = 16  # characters of a part of a title that count as quoting it
 MASKS = ECHO + QUOTE + URL_MARK + NUMBER_MARK
 
 _QUOTES = re.compile(
@@ -52,20 +54,38 @@ def mask(text: str, spans: Iterable[tuple[int, int]], char: str) -> str:
     return "".join(parts)
 
 
+_ARTIFACT_LIKE = re.compile(r"[A-Za-z]{2,3}[-–_ ]?\d[\d\-–_ ]*|https?://\S+|\d+")
+
+
 def echo_spans(text: str, quotes: Iterable[str]) -> list[tuple[int, int]]:
-    """Where the text repeats a title of this run verbatim (case-insensitive), also cut short at the text's end."""
+    """Where the text repeats a title of this run, whole or in part, verbatim (case-insensitive).
+
+    A part counts if it is at least ``ECHO_PART`` characters and holds title words besides any number in
+    it ("CT-20200101-999 的由来" quotes the title; a bare "CT-20200101-999" is a number and stays one). A
+    reply stopped by the token limit mid-title ends with its start, which counts too.
+    """
     folded = text.casefold()
-    tail = len(folded.rstrip())
-    spans = []
+    spans: list[tuple[int, int]] = []
     for quote in quotes:
         needle = normalize(quote).casefold().strip()
-        if len(needle) < 6:
+        if len(needle) < ECHO_MIN:
             continue
         start = folded.find(needle)
         while start != -1:
             spans.append((start, start + len(needle)))
             start = folded.find(needle, start + len(needle))
-        for cut in range(len(needle) - 1, 5, -1):  # a reply stopped by the token limit mid-title
+        for i in range(len(needle) - ECHO_PART + 1):
+            seed = needle[i:i + ECHO_PART]
+            at = folded.find(seed)
+            while at != -1:
+                n = ECHO_PART
+                while i + n < len(needle) and at + n < len(folded) and folded[at + n] == needle[i + n]:
+                    n += 1
+                if len(_ARTIFACT_LIKE.sub("", needle[i:i + n]).strip()) >= 3:
+                    spans.append((at, at + n))
+                at = folded.find(seed, at + n)
+        tail = len(folded.rstrip())
+        for cut in range(min(len(needle) - 1, tail), ECHO_MIN - 1, -1):
             if folded.startswith(needle[:cut], tail - cut):
                 spans.append((tail - cut, tail))
                 break
