@@ -8,11 +8,11 @@ positions in the reading text are positions in the normalised text.
     URL / NUMBER  artifacts, masked in the reading text so that their dots and question marks are no
                   sentence ends, and status-line values can see that a value is an artifact
 
-Sentences end at a newline, 。, !, ?, ; and at a full stop before a space, a CJK character or the end.
-Clauses end at , : 、-less commas, dashes and parentheses. The splitter is hand-written: the texts are
-short reports full of URLs, Markdown and tables, which generic splitters cut inside (pysbd splits
-"http://x/?p=57" at "?", segments Markdown table rows as one sentence) or do not split at CJK marks;
-masking first and splitting on a handful of marks is linear and measured on the corpus (docs/guard.md).
+Sentences end at a newline, 。, !, ?, ;, | and at a full stop before a space, a CJK character or the end.
+Clauses end at , : 、 dashes and brackets. The splitter is hand-written, for a measured reason: on this
+corpus pysbd 0.3.4 (the rule-based splitter with a zh mode) cut 49 of the 117 texts that hold a URL
+inside the URL (at its ``?`` or ``.``), and segmented 100 KB of English at 0.005 MB/s. Masking artifacts
+first and splitting on a handful of marks keeps ``?p=57`` whole and is linear.
 """
 
 from __future__ import annotations
