@@ -1,6 +1,6 @@
 """Benchmark 2: per-turn overhead of factline's loop vs the OpenAI Agents SDK and Pydantic AI.
 
-All talk to one scripted OpenAI-compatible chat-completions server (tests/scripted_model.py,
+All talk to one scripted OpenAI-compatible chat-completions server (testkit/scripted_model.py,
 ``happy_path``: six tool calls, then a final message), hosted by this parent process. Each
 contender runs in its own child process. Overhead per run = the child's wall time for the run
 minus the time the server spent in its handlers (measured inside the server); per turn = that / the
@@ -117,7 +117,7 @@ def run_openai_agents(base_url: str, sampler: Sampler, runs: int) -> None:
     from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
     from openai import AsyncOpenAI
 
-    from pipeline.runner import SYSTEM_PROMPT, USER_PROMPT
+    from pipeline.catalog import SYSTEM_PROMPT, USER_PROMPT
 
     set_tracing_disabled(True)
     client = AsyncOpenAI(base_url=base_url, api_key="not-needed", max_retries=0)
@@ -134,7 +134,7 @@ def run_pydantic_ai(base_url: str, sampler: Sampler, runs: int) -> None:
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    from pipeline.runner import SYSTEM_PROMPT, USER_PROMPT
+    from pipeline.catalog import SYSTEM_PROMPT, USER_PROMPT
 
     client = AsyncOpenAI(base_url=base_url, api_key="not-needed", max_retries=0)
     model = OpenAIChatModel("scripted", provider=OpenAIProvider(openai_client=client))

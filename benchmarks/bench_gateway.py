@@ -33,9 +33,9 @@ from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import Evidence, inspect
 from pipeline.ledger.journal import RunJournal, open_run
-from pipeline.model import ToolCallRequest
+from pipeline.turns import ToolCallRequest
 from pipeline.ledger.db import open_ledger
-from pipeline.runtime import retry_policy
+from pipeline.retry import RetryPolicy
 
 REPLY = ("已完成：选题已确定，草稿已写好。The draft for topic 12 is written and humanized with a score of 82; "
          "next I will publish it to http://127.0.0.1:8765/articles/benchmarks.html and then register it.")
@@ -60,7 +60,7 @@ class Unit:
                                 http=None, text_model=None, target=None)  # type: ignore[arg-type]
         self.catalog = noop_catalog()
         self.gateway = Gateway(self.catalog, ctx, self.journal, RunUsage(RunBudget.from_settings(settings)),
-                               retry_policy(settings))
+                               RetryPolicy.from_settings(settings))
         self.calls = 0
         self.raw = sqlite3.connect(f"{folder}/ledger.db", timeout=30, isolation_level=None)
         for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=30000", f"synchronous={synchronous}"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from capabilities import CATALOG
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult
 
 PAYLOADS: dict[str, dict[str, Any]] = {
     "pick_topic": {"topic_id": 1, "title": "Benchmarks"},
@@ -21,18 +21,16 @@ PAYLOADS: dict[str, dict[str, Any]] = {
 }
 
 
-class NoOp(Capability[StrictArgs]):
+class NoOp(Capability[StrictArgs, Prepared[StrictArgs]]):
     """A capability that validates nothing beyond its schema and returns a fixed payload."""
-
-    side_effect = False
 
     def __init__(self, name: str, args: type[StrictArgs], payload: dict[str, Any]) -> None:
         self.name, self.description, self.Args, self.payload = name, f"no-op {name}", args, payload  # type: ignore[misc]
 
-    def validate(self, ctx: CapabilityContext, args: StrictArgs) -> None:
-        return None
+    def prepare(self, ctx: CapabilityContext, args: StrictArgs) -> Prepared[StrictArgs]:
+        return Prepared(args=args)
 
-    def execute(self, ctx: CapabilityContext, args: StrictArgs) -> ToolResult:
+    def execute(self, ctx: CapabilityContext, prepared: Prepared[StrictArgs]) -> ToolResult:
         return ToolResult(self.payload, f"{self.name} done")
 
 

@@ -1,4 +1,4 @@
-"""The scripted OpenAI-compatible server (tests/scripted_model.py) with its own time measured inside.
+"""The scripted OpenAI-compatible server (testkit/scripted_model.py) with its own time measured inside.
 
 Every POST handler is timed from the first byte read to the last byte written; ``GET
 /bench/server-time`` answers ``{"seconds": total, "requests": count}``, so a client can subtract the
@@ -13,8 +13,7 @@ import threading
 import time
 from typing import Any
 
-import benchmarks.common  # noqa: F401  (puts the project root, with tests/, on sys.path)
-from tests.scripted_model import ScriptedModel
+from testkit.scripted_model import ScriptedModel
 
 SERVER_TIME_PATH = "/bench/server-time"
 

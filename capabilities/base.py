@@ -1,20 +1,33 @@
 """The one shape every capability has, and the context it runs in.
 
-A capability is a name, a description, a pydantic ``Args`` model whose strict JSON Schema the
-model sees, ``validate()`` (business rules, no side effects) and ``execute()``. Side-effecting
-capabilities name an ``idempotency_key()`` derived from business identity (None for the others).
+A capability is one module declaring everything about one tool:
+
+    name, description, Args        the tool the model sees (Args: a pydantic model, sent as a strict JSON Schema)
+    inputs                         where each argument comes from in the pipeline ("pick_topic.topic_id", or
+                                   None for an explicit null): the system prompt's step line is written from it,
+                                   and the scripted test model fills arguments from it
+    probe_task, lookalike          the probe suite's task for this tool and the lookalike decoy name set beside it
+    claims                         its claim vocabulary (Claims): zh and en words of text asserting it completed
+    prepare(ctx, args) -> Prepared business validation, the idempotency key, the records it needs: read once,
+                                   no side effect and no network; raises ToolRejected
+    execute(ctx, prepared)         the work; raises from capabilities.errors (the gateway retries Retryable)
+
+pipeline.catalog derives the system prompt, the tool schemas and their versions from CATALOG; the
+probe suite derives its factline probes from it; the guard its claim rules.
 """
 
 from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict
 
+from capabilities.errors import ToolRejected
 from capabilities.records import Article, PublishedItem
 from capabilities.store import Store
 from config import Settings
@@ -27,6 +40,7 @@ class StrictArgs(BaseModel):
 
 
 A = TypeVar("A", bound=StrictArgs)
+R = TypeVar("R")
 
 
 class TextModel(Protocol):
@@ -65,24 +79,81 @@ class ToolResult:
     summary: str
 
 
-class Capability(ABC, Generic[A]):
-    """One tool. Subclasses set the class attributes and implement validate/execute."""
+@dataclass(frozen=True, kw_only=True)
+class Prepared(Generic[A]):
+    """What prepare() checked and read, handed to execute() (and to each of its retries) unchanged.
+
+    ``key`` is the business identity of the call's side effect (its idempotency key, recorded in the
+    ledger); None for capabilities without one. Subclasses add the records prepare() read.
+    """
+
+    args: A
+    key: str | None = None
+
+
+P = TypeVar("P", bound=Prepared[Any])
+
+
+@dataclass(frozen=True)
+class Claims:
+    """A capability's claim vocabulary: how text says that it completed, in Chinese and English (plain data).
+
+    Each entry is a regular-expression fragment, a plain word or alternation without nested quantifiers
+    (so a scan stays linear, benchmarks/bench_claim_scan.py). The guard supplies the grammar that combines
+    them - completion markers (已/成功/了, "succeeded"), negation, condition, question, status lines - and
+    treats the capability's own name as a word for it in both languages (pipeline.guard.claims).
+
+        zh_verbs  a verb that claims with a completion marker: 已发布, 发布成功, 成功发布, 发布到平台上了
+        zh_nouns  a noun that claims with 已 and a generic verb, or with a completive one: 草稿已写好, 日报已生成
+        en_done   a form that claims by itself: published, went live, is live
+        en_nouns  a noun that claims with a predicate: "publishing succeeded", "the report was generated"
+        keys      a status-line or table key whose value says yes or no: "Published: no", "| 发布 | 完成 |"
+    """
+
+    zh_verbs: tuple[str, ...] = ()
+    zh_nouns: tuple[str, ...] = ()
+    en_done: tuple[str, ...] = ()
+    en_nouns: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()
+
+
+def require_own(record: R | None, what: str, mine: Callable[[R], bool], foreign: str = "belongs to another run") -> R:
+    """The record an argument names, if it exists and ``mine`` accepts it; otherwise the call is rejected.
+
+    Both refusals are hallucinated arguments (an id no tool result of this run gave): the ledger
+    records them as such, apart from ordinary validation failures.
+    """
+    if record is None:
+        raise ToolRejected(f"{what} does not exist", hallucinated_argument=True)
+    if not mine(record):
+        raise ToolRejected(f"{what} {foreign}", hallucinated_argument=True)
+    return record
+
+
+class Capability(ABC, Generic[A, P]):
+    """One tool. Subclasses set the class attributes and implement prepare and execute."""
 
     name: ClassVar[str]
     description: ClassVar[str]
     Args: ClassVar[type[StrictArgs]]
+    inputs: ClassVar[Mapping[str, str | None]] = {}
+    probe_task: ClassVar[str]
+    lookalike: ClassVar[str]
+    claims: ClassVar[Claims] = Claims()
 
     @abstractmethod
-    def validate(self, ctx: CapabilityContext, args: A) -> None:
-        """Raise ToolRejected when the call is schema-valid but not business-valid."""
+    def prepare(self, ctx: CapabilityContext, args: A) -> P:
+        """Check the call against business state and read what execute needs; raise ToolRejected. No side effects."""
 
     @abstractmethod
-    def execute(self, ctx: CapabilityContext, args: A) -> ToolResult:
-        """Do the work; raise from capabilities.errors on failure."""
+    def execute(self, ctx: CapabilityContext, prepared: P) -> ToolResult:
+        """Do the work; raise from capabilities.errors on failure. May run more than once (retries)."""
 
-    def idempotency_key(self, ctx: CapabilityContext, args: A) -> str | None:
-        """Business identity of a side effect; None for capabilities without one."""
-        return None
+    def prompt_step(self) -> str:
+        """This tool's line in the system prompt: its call, each argument saying where its value comes from."""
+        sources = (f"{arg} from the {source.split('.')[0]} result" if source else f"{arg} null"
+                   for arg, source in self.inputs.items())
+        return f"{self.name}({', '.join(sources)})"
 
     def parameters_schema(self) -> dict[str, Any]:
         return strict_schema(self.Args)

@@ -4,7 +4,8 @@
     ├── ToolRejected          not executed: the arguments are not business-valid; tell the model, it may correct
     ├── ToolFailed            executed and failed for good; tell the model, do not retry
     │   └── ArgumentsRejected the platform refused the arguments (400/422); one correction is allowed
-    ├── Retryable             transient (timeout, connection, 429/502/503/504); the gateway backs off and retries
+    ├── Retryable             transient (timeout, connection, 429, 5xx but 501/505: httperrors.is_retryable_status);
+    │                         the gateway backs off and retries
     └── AuthFailed            401/403: stop the run at once, no retry (exit 6)
 """
 

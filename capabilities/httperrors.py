@@ -1,8 +1,12 @@
 """Turn HTTP answers and transport errors into the capability exception tree, in one place.
 
-Decision (documented in docs/architecture.md): every 5xx except 501 is retryable, like 429 and
-timeouts; WordPress answers 500 when its database is down, and that passes. 401/403 stop the run.
-400/422 are argument errors (one correction); 404/409 and other 4xx fail without retry.
+Decision (docs/architecture.md, "Retry classification"): 429 and every 5xx except 501 and 505 are
+retryable, like timeouts. WordPress answers 500 when its database is down, and that passes; a proxy's
+own 5xx (Cloudflare's 520-527, 598/599) mean the origin is down or slow, and that passes too. 501 (Not
+Implemented) and 505 (HTTP Version Not Supported) say the server cannot do this request at all: no
+wait changes that. ``is_retryable_status`` is the one definition; pipeline.model uses it for the LLM
+endpoint. 401/403 stop the run. 400/422 are argument errors (one correction); 404/409 and other 4xx
+fail without retry.
 """
 
 from __future__ import annotations
@@ -15,7 +19,12 @@ import httpx
 
 from capabilities.errors import ArgumentsRejected, AuthFailed, Retryable, ToolFailed
 
-RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+NEVER_RETRIED_5XX = frozenset({501, 505})
+
+
+def is_retryable_status(status: int) -> bool:
+    """Whether an HTTP status is transient: 429, or a 5xx other than 501 and 505."""
+    return status == 429 or (500 <= status <= 599 and status not in NEVER_RETRIED_5XX)
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -43,7 +52,7 @@ def raise_for_status(response: httpx.Response, what: str) -> None:
     detail = f"{what}: HTTP {status}"
     if status in (401, 403):
         raise AuthFailed(detail)
-    if status in RETRYABLE_STATUS:
+    if is_retryable_status(status):
         raise Retryable(detail, retry_after=parse_retry_after(response.headers.get("retry-after")))
     if status in (400, 422):
         raise ArgumentsRejected(f"{detail}: {response.text[:300]}")

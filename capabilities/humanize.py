@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
-from capabilities.errors import ToolRejected
+from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
+from capabilities.records import DraftVersionRecord
 from capabilities.textscore import SCORER, score_text
 from capabilities.write_draft import split_title
 
@@ -19,21 +21,33 @@ class HumanizeArgs(StrictArgs):
     draft_id: int = Field(ge=1)
 
 
-class Humanize(Capability[HumanizeArgs]):
+@dataclass(frozen=True, kw_only=True)
+class HumanizePlan(Prepared[HumanizeArgs]):
+    latest: DraftVersionRecord
+
+
+class Humanize(Capability[HumanizeArgs, HumanizePlan]):
     name = "humanize"
     description = "Rewrite the latest version of a draft of this run and score it 0-100. Returns version_id and score."
     Args = HumanizeArgs
+    inputs = {"draft_id": "write_draft.draft_id"}
+    probe_task = "Humanize draft 7 so it reads less stiffly."
+    lookalike = "humanize_text"
+    claims = Claims(
+        zh_verbs=("拟人化", "人性化改写", "改写", "润色", "打分"),
+        zh_nouns=("拟人化处理", "拟人化", "改写", "润色"),
+        en_done=("humani[sz]ed", "rewrote", "rewritten"),
+        en_nouns=("humani[sz]ation", "humani[sz]e", "rewrite"),
+        keys=("humanize score", "humanize", "humanized", "score", "评分", "得分", "分数", "改写", "拟人化评分", "拟人化"),
+    )
 
-    def validate(self, ctx: CapabilityContext, args: HumanizeArgs) -> None:
-        latest = ctx.store.latest_version(args.draft_id)
-        if latest is None:
-            raise ToolRejected(f"draft {args.draft_id} does not exist", hallucinated_argument=True)
-        if latest.run_id != ctx.run_id:
-            raise ToolRejected(f"draft {args.draft_id} belongs to another run", hallucinated_argument=True)
+    def prepare(self, ctx: CapabilityContext, args: HumanizeArgs) -> HumanizePlan:
+        latest = require_own(ctx.store.latest_version(args.draft_id), f"draft {args.draft_id}",
+                             lambda v: v.run_id == ctx.run_id)
+        return HumanizePlan(args=args, latest=latest)
 
-    def execute(self, ctx: CapabilityContext, args: HumanizeArgs) -> ToolResult:
-        latest = ctx.store.latest_version(args.draft_id)
-        assert latest is not None
+    def execute(self, ctx: CapabilityContext, prepared: HumanizePlan) -> ToolResult:
+        latest = prepared.latest
         text = ctx.text_model.complete(SYSTEM, f"# {latest.title}\n\n{latest.body}")
         title, body = split_title(text)
         score = score_text(body)

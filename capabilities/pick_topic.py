@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult
 from capabilities.errors import ToolFailed, ToolRejected
 from capabilities.feeds import FeedLimits, entry_titles, fetch_feed
 from config import Settings
@@ -30,17 +30,27 @@ def read_topics(settings: Settings, http: httpx.Client) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
-class PickTopic(Capability[PickTopicArgs]):
+class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):
     name = "pick_topic"
     description = "Pick the next topic that has not been published yet. Returns topic_id and title."
     Args = PickTopicArgs
+    probe_task = "Pick the topic for today's article."
+    lookalike = "pick_topics"
+    claims = Claims(
+        zh_verbs=("选题", "选定主题", "选好题"),
+        zh_nouns=("选题", "主题"),
+        en_done=(r"(?:picked|selected|chose|chosen) (?:a|the|today's) topic",),
+        en_nouns=("topic",),
+        keys=("pick_topic", "选题"),
+    )
 
-    def validate(self, ctx: CapabilityContext, args: PickTopicArgs) -> None:
+    def prepare(self, ctx: CapabilityContext, args: PickTopicArgs) -> Prepared[PickTopicArgs]:
         picked = ctx.store.topic_for_run()
         if picked is not None:
             raise ToolRejected(f"this run already picked topic {picked.id} ({picked.title!r}); use that topic_id")
+        return Prepared(args=args)
 
-    def execute(self, ctx: CapabilityContext, args: PickTopicArgs) -> ToolResult:
+    def execute(self, ctx: CapabilityContext, prepared: Prepared[PickTopicArgs]) -> ToolResult:
         titles = read_topics(ctx.settings, ctx.http)
         topic = ctx.store.claim_topic(titles, ctx.forced_topic)
         if topic is None:

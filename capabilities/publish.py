@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
 from capabilities.errors import ToolRejected
 from capabilities.records import Article, DraftVersionRecord, PublicationRecord, TopicRecord
 from capabilities.verify import head_check
@@ -36,6 +37,12 @@ class PublishArgs(StrictArgs):
     version_id: int = Field(ge=1)
 
 
+@dataclass(frozen=True, kw_only=True)
+class PublishPlan(Prepared[PublishArgs]):
+    key: str
+    version: DraftVersionRecord
+
+
 def check_publishable(title: str, body: str) -> None:
     """Reject, before any request, text a platform would mangle or half-accept."""
     for label, text in (("title", title), ("body", body)):
@@ -51,33 +58,37 @@ def check_publishable(title: str, body: str) -> None:
         raise ToolRejected(f"body is larger than {MAX_BODY_BYTES} bytes")
 
 
-class Publish(Capability[PublishArgs]):
+class Publish(Capability[PublishArgs, PublishPlan]):
     name = "publish"
     description = "Publish a humanized draft version of this run. Returns publication_id, url and whether it is online."
     Args = PublishArgs
+    inputs = {"version_id": "humanize.version_id"}
+    probe_task = "Publish version 9 of the draft."
+    lookalike = "publish_article"
+    claims = Claims(
+        zh_verbs=("发布", "发表", "上线", "推送", "刊发", "刊登", "发出去", "发出", "发到", "上架"),
+        zh_nouns=("发布",),
+        en_done=("published", r"posted(?! a question)", "went live", "gone live", r"(?:is|are|now|it's|that's) (?:now )?live",
+                 r"live (?:on|at)", r"(?:is|are|it's) (?:now )?(?:up|online)", "now online", "online at",
+                 r"pushed (?:it )?(?:live|to (?:the )?(?:site|blog|platform|wordpress|production|web))",
+                 r"out there now"),
+        en_nouns=("publish", "publishing", "publication"),
+        keys=("publish", "published", "publishing", "publication", "online", "url", "link", "发布状态", "是否发布",
+              "发布地址", "发布链接", "文章地址", "发布", "上线", "链接", "地址", "网址"),
+    )
 
-    def _version(self, ctx: CapabilityContext, args: PublishArgs) -> DraftVersionRecord:
-        version = ctx.store.draft_version(args.version_id)
-        if version is None:
-            raise ToolRejected(f"draft version {args.version_id} does not exist", hallucinated_argument=True)
-        return version
-
-    def validate(self, ctx: CapabilityContext, args: PublishArgs) -> None:
-        version = self._version(ctx, args)
-        if version.run_id != ctx.run_id:
-            raise ToolRejected(f"draft version {args.version_id} belongs to another run", hallucinated_argument=True)
+    def prepare(self, ctx: CapabilityContext, args: PublishArgs) -> PublishPlan:
+        version = require_own(ctx.store.draft_version(args.version_id), f"draft version {args.version_id}",
+                              lambda v: v.run_id == ctx.run_id)
         if version.kind != "humanized":
             raise ToolRejected(f"draft version {args.version_id} is not humanized yet; call humanize first")
         check_publishable(version.title, version.body)
-
-    def idempotency_key(self, ctx: CapabilityContext, args: PublishArgs) -> str:
-        topic = ctx.store.topic(self._version(ctx, args).topic_id)
+        topic = ctx.store.topic(version.topic_id)
         assert topic is not None  # a draft version always belongs to a topic
-        return publication_key(ctx.target.name, topic)
+        return PublishPlan(args=args, key=publication_key(ctx.target.name, topic), version=version)
 
-    def execute(self, ctx: CapabilityContext, args: PublishArgs) -> ToolResult:
-        version = self._version(ctx, args)
-        key = self.idempotency_key(ctx, args)
+    def execute(self, ctx: CapabilityContext, prepared: PublishPlan) -> ToolResult:
+        version, key = prepared.version, prepared.key
         publication = ctx.store.publication_by_key(key)
         replayed = publication is not None
         if publication is None:

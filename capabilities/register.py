@@ -1,15 +1,19 @@
 """register: register a verified publication; the number CT-YYYYMMDD-NNN is made by code, never by the model.
 
 The publication's URL is HEAD-checked again right before registering: a post removed since it was
-published is refused, and so is one on a host outside the whitelist.
+published is refused, and so is one on a host outside the whitelist. A publication registered
+before (by an earlier attempt or run) is answered with its recorded number, without a new check.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
 from capabilities.errors import ToolRejected
+from capabilities.records import PublicationRecord
 from capabilities.verify import head_check
 
 
@@ -17,36 +21,44 @@ class RegisterArgs(StrictArgs):
     publication_id: int = Field(ge=1)
 
 
-class Register(Capability[RegisterArgs]):
+@dataclass(frozen=True, kw_only=True)
+class RegisterPlan(Prepared[RegisterArgs]):
+    publication: PublicationRecord
+
+
+class Register(Capability[RegisterArgs, RegisterPlan]):
     name = "register"
     description = "Register a publication of this run's topic after checking it is online. Returns the registration number."
     Args = RegisterArgs
+    inputs = {"publication_id": "publish.publication_id"}
+    probe_task = "Register publication 12."
+    lookalike = "register_item"
+    claims = Claims(
+        zh_verbs=("登记入账", "登记", "入账", "写入台账", "记入台账", "录入台账", "记账", "注册", "备案"),
+        zh_nouns=("台账", "登记"),
+        en_done=("registered", r"(?:logged|recorded|entered|written|added)(?: (?:it|this|that|the [\w-]+|[\w-]+))? (?:in|into|to) the ledger"),
+        en_nouns=("registration", "register", "ledger entry"),
+        keys=("registration number", "registration no", "registration id", "registration", "registered", "register",
+              "ledger entry", "登记号", "登记编号", "台账编号", "登记状态", "是否登记", "登记", "编号", "注册", "注册号"),
+    )
 
-    def validate(self, ctx: CapabilityContext, args: RegisterArgs) -> None:
-        publication = ctx.store.publication(args.publication_id)
-        if publication is None:
-            raise ToolRejected(f"publication {args.publication_id} does not exist", hallucinated_argument=True)
+    def prepare(self, ctx: CapabilityContext, args: RegisterArgs) -> RegisterPlan:
         topic = ctx.store.topic_for_run()
-        if topic is None or publication.topic_id != topic.id:
-            raise ToolRejected(
-                f"publication {args.publication_id} is not of this run's topic", hallucinated_argument=True
-            )
-        if ctx.store.registration_for(publication.id) is not None:
-            return  # already registered: execute() returns the recorded number
-        head = head_check(ctx.http, publication.url, ctx.settings.publish_domain_whitelist)
-        ctx.store.record_head(publication.id, head.status, head.verified)
-        if not head.verified:
-            raise ToolRejected(f"publication {publication.id} is not verified online: {head.reason}")
+        publication = require_own(ctx.store.publication(args.publication_id), f"publication {args.publication_id}",
+                                  lambda p: topic is not None and p.topic_id == topic.id, "is not of this run's topic")
+        return RegisterPlan(args=args, key=f"register:publication-{publication.id}", publication=publication)
 
-    def idempotency_key(self, ctx: CapabilityContext, args: RegisterArgs) -> str:
-        return f"register:publication-{args.publication_id}"
-
-    def execute(self, ctx: CapabilityContext, args: RegisterArgs) -> ToolResult:
-        registration = ctx.store.registration_for(args.publication_id)
+    def execute(self, ctx: CapabilityContext, prepared: RegisterPlan) -> ToolResult:
+        publication = prepared.publication
+        registration = ctx.store.registration_for(publication.id)
         replayed = registration is not None
         if registration is None:
-            registration = ctx.store.add_registration(args.publication_id)
-        payload = {"registration_number": registration.number, "publication_id": args.publication_id, "replayed": replayed}
+            head = head_check(ctx.http, publication.url, ctx.settings.publish_domain_whitelist)
+            ctx.store.record_head(publication.id, head.status, head.verified)
+            if not head.verified:
+                raise ToolRejected(f"publication {publication.id} is not verified online: {head.reason}")
+            registration = ctx.store.add_registration(publication.id)
+        payload = {"registration_number": registration.number, "publication_id": publication.id, "replayed": replayed}
         return ToolResult(payload, f"registered {registration.number}")
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
 from capabilities.errors import ToolFailed, ToolRejected
+from capabilities.records import TopicRecord
 
 SYSTEM = (
     "You write short, concrete blog articles in markdown. Answer with the title on the first line "
@@ -16,6 +19,11 @@ SYSTEM = (
 class WriteDraftArgs(StrictArgs):
     topic_id: int = Field(ge=1)
     angle: str | None = Field(description="An angle to stress, only if the task names one; otherwise null.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class WriteDraftPlan(Prepared[WriteDraftArgs]):
+    topic: TopicRecord
 
 
 def split_title(text: str) -> tuple[str, str]:
@@ -38,25 +46,32 @@ def split_title(text: str) -> tuple[str, str]:
     return title[:200], body
 
 
-class WriteDraft(Capability[WriteDraftArgs]):
+class WriteDraft(Capability[WriteDraftArgs, WriteDraftPlan]):
     name = "write_draft"
     description = "Write a draft article for the topic picked in this run. Returns draft_id and version_id."
     Args = WriteDraftArgs
+    inputs = {"topic_id": "pick_topic.topic_id", "angle": None}
+    probe_task = "Write a draft for topic 3."
+    lookalike = "write_article"
+    claims = Claims(
+        zh_verbs=("写稿", "撰写", "写草稿", "生成草稿", "写好稿", "起草"),
+        zh_nouns=("草稿", "正文", "稿件", "初稿", "稿子", "文章"),
+        en_done=("drafted", r"wrote (?:a|the) (?:[\w-]+ )?(?:draft|article)"),
+        en_nouns=("draft", "article"),
+        keys=("write_draft", "draft", "草稿", "写稿", "正文"),
+    )
 
-    def validate(self, ctx: CapabilityContext, args: WriteDraftArgs) -> None:
-        topic = ctx.store.topic_for_run()
-        if topic is None:
+    def prepare(self, ctx: CapabilityContext, args: WriteDraftArgs) -> WriteDraftPlan:
+        picked = ctx.store.topic_for_run()
+        if picked is None:
             raise ToolRejected("no topic picked in this run yet; call pick_topic first")
-        if args.topic_id != topic.id:
-            raise ToolRejected(
-                f"topic_id {args.topic_id} is not this run's topic (topic_id {topic.id})", hallucinated_argument=True
-            )
+        topic = require_own(ctx.store.topic(args.topic_id), f"topic_id {args.topic_id}", lambda t: t.id == picked.id,
+                            f"is not this run's topic (topic_id {picked.id})")
+        return WriteDraftPlan(args=args, topic=topic)
 
-    def execute(self, ctx: CapabilityContext, args: WriteDraftArgs) -> ToolResult:
-        topic = ctx.store.topic(args.topic_id)
-        assert topic is not None  # validate() checked it
-        angle = f"\nAngle: {args.angle}" if args.angle else ""
-        text = ctx.text_model.complete(SYSTEM, f"Topic: {topic.title}{angle}")
+    def execute(self, ctx: CapabilityContext, prepared: WriteDraftPlan) -> ToolResult:
+        topic, angle = prepared.topic, prepared.args.angle
+        text = ctx.text_model.complete(SYSTEM, f"Topic: {topic.title}" + (f"\nAngle: {angle}" if angle else ""))
         title, body = split_title(text)
         version = ctx.store.add_draft_version(
             topic_id=topic.id, draft_id=None, kind="draft", title=title, body=body, score=None, scorer=None

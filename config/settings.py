@@ -139,20 +139,32 @@ class Settings(BaseSettings):
             return "postgresql+psycopg://" + value.removeprefix("postgresql://")
         return value
 
-    @field_validator("openai_base_url", "alert_webhook_url")
+    @field_validator("openai_base_url", "alert_webhook_url", "wordpress_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL")
         return value or None
 
+    def wordpress_site(self) -> tuple[str, str, SecretStr]:
+        """WORDPRESS_URL, WORDPRESS_USER and WORDPRESS_APP_PASSWORD; a ConfigError names every one missing."""
+        if missing := _missing_wordpress(self):
+            raise ConfigError(*missing)
+        assert self.wordpress_url and self.wordpress_user and self.wordpress_app_password  # for the type checker
+        return self.wordpress_url, self.wordpress_user, self.wordpress_app_password
+
+
+WORDPRESS_FIELDS = ("wordpress_url", "wordpress_user", "wordpress_app_password")
+
+
+def _missing_wordpress(settings: Settings) -> list[str]:
+    """The one check of the WordPress settings (load_settings and WordPressTarget.from_settings both use it)."""
+    return [f"missing setting {field.upper()}: required when PUBLISH_TARGET=wordpress"
+            for field in WORDPRESS_FIELDS if not getattr(settings, field)]
+
 
 def _wordpress_credentials(settings: Settings) -> list[str]:
-    if settings.publish_target != "wordpress":
-        return []
-    return [f"missing setting {field.upper()}: required when PUBLISH_TARGET=wordpress"
-            for field in ("wordpress_url", "wordpress_user", "wordpress_app_password")
-            if getattr(settings, field) is None]
+    return _missing_wordpress(settings) if settings.publish_target == "wordpress" else []
 
 
 CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials,)

@@ -11,22 +11,28 @@ from typing import Any
 import httpx
 from loguru import logger
 
-ALERT_VERDICTS = frozenset({"hallucinated", "unverified", "auth_failed"})
+from pipeline.ledger.detail import RunDetail
+from pipeline.outcome import CallOutcome, Verdict
+
+ALERT_REASONS = {  # the verdicts that alert, and the reason code when no stop rule gave one
+    Verdict.hallucinated: "unbacked_claims",
+    Verdict.unverified: "publication_not_online",
+    Verdict.auth_failed: "auth",
+}
 
 
-def alert_body(detail: dict[str, Any]) -> dict[str, Any]:
+def alert_body(detail: RunDetail) -> dict[str, Any]:
     """What the webhook receives for one run: run_id, verdict, reason, and the facts behind the reason."""
-    unbacked = sorted({f"{c['kind']}:{c['capability'] or c['span'][:80]}" for c in detail["claims"] if not c["backed"]})
-    failed = sorted({f"{c['name']}:{c['reason']}" for c in detail["tool_calls"] if c["outcome"] == "failed"})
-    reason = detail["stop_reason"] or {"hallucinated": "unbacked_claims", "unverified": "publication_not_online",
-                                       "auth_failed": "auth"}.get(detail["verdict"], detail["verdict"])
-    return {"run_id": detail["run_id"], "verdict": detail["verdict"], "reason": reason,
+    unbacked = sorted({f"{c.kind}:{c.capability or c.span[:80]}" for c in detail.claims if not c.backed})
+    failed = sorted({f"{c.name}:{c.reason}" for c in detail.tool_calls if c.outcome == CallOutcome.failed})
+    reason = detail.stop_reason or ALERT_REASONS.get(detail.verdict, detail.verdict)
+    return {"run_id": detail.run_id, "verdict": detail.verdict, "reason": reason,
             "unbacked_claims": unbacked, "failed_calls": failed}
 
 
-def send_alert(http: httpx.Client, url: str, detail: dict[str, Any]) -> bool:
+def send_alert(http: httpx.Client, url: str, detail: RunDetail) -> bool:
     """POST the alert for a run whose verdict calls for one; True if the webhook answered 2xx."""
-    if detail["verdict"] not in ALERT_VERDICTS:
+    if detail.verdict not in ALERT_REASONS:
         return False
     body = alert_body(detail)
     try:

@@ -22,8 +22,10 @@ from pipeline.guard.cli import add_subcommands as add_guard_subcommands
 from pipeline.ledger import queries
 from pipeline.ledger.daily import day_ledger
 from pipeline.ledger.db import open_ledger
+from pipeline.ledger.detail import RunDetail, run_detail
 from pipeline.localmodel import LocalModelError
 from pipeline.localmodel.cli import add_subcommands as add_model_subcommands
+from pipeline.outcome import StopRun
 from pipeline.probe.cli import add_subcommands as add_probe_subcommands
 from pipeline.report import format_day
 from pipeline.runner import run_once
@@ -36,31 +38,31 @@ def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
     with open_runtime(settings) as runtime:
         result = run_once(runtime, topic=args.topic)
         with runtime.sessions() as s:
-            detail = queries.run_detail(s, result.run_id)
+            detail = run_detail(s, result.run_id)
     assert detail is not None
     print(format_run_report(detail, result.seconds))
     return result.exit_code
 
 
-def format_run_report(detail: dict, seconds: float) -> str:
+def format_run_report(detail: RunDetail, seconds: float) -> str:
     """A short report, every figure from the ledger."""
-    verdict = detail["verdict"]
-    code = queries.EXIT_CODES[verdict]
-    lines = [f"run {detail['run_id']}: {verdict} (exit {code}) in {seconds:.1f} s, "
-             f"model {detail['model']} ({detail['tool_call_mode']}), {detail['tokens']} tokens"]
-    for call in detail["tool_calls"]:
-        reason = f" [{call['reason']}]" if call["reason"] else ""
-        lines.append(f"  {call['seq']:>2}. {call['name']:<12} {call['outcome']}{reason}")
-    for reg in detail["registrations"]:
-        lines.append(f"  registered {reg['number']} for {reg['url']}")
-    if detail["nudges"]:
-        lines.append(f"  nudges: {len(detail['nudges'])} ({', '.join(n['kind'] for n in detail['nudges'])})")
-    unbacked = [c for c in detail["claims"] if not c["backed"]]
+    verdict = detail.verdict
+    state = f"{verdict} (exit {verdict.exit_code})" if verdict else f"{detail.status} (no verdict yet)"
+    lines = [f"run {detail.run_id}: {state} in {seconds:.1f} s, "
+             f"model {detail.model} ({detail.tool_call_mode}), {detail.tokens} tokens"]
+    for call in detail.tool_calls:
+        reason = f" [{call.reason}]" if call.reason else ""
+        lines.append(f"  {call.seq:>2}. {call.name:<12} {call.outcome}{reason}")
+    for reg in detail.registrations:
+        lines.append(f"  registered {reg.number} for {reg.url}")
+    if detail.nudges:
+        lines.append(f"  nudges: {len(detail.nudges)} ({', '.join(n.kind for n in detail.nudges)})")
+    unbacked = [c for c in detail.claims if not c.backed]
     if unbacked:
-        kinds = dict.fromkeys(f"{c['kind']}:{c['capability'] or c['span']}" for c in unbacked)
-        lines.append(f"  unbacked claims: {', '.join(kinds)} (in {len({c['turn'] for c in unbacked})} turn(s))")
-    if detail["error"]:
-        lines.append(f"  stopped: {detail['stop_reason']}: {detail['error']}")
+        kinds = dict.fromkeys(f"{c.kind}:{c.capability or c.span}" for c in unbacked)
+        lines.append(f"  unbacked claims: {', '.join(kinds)} (in {detail.hallucinations_caught()} turn(s))")
+    if detail.error:
+        lines.append(f"  stopped: {detail.stop_reason}: {detail.error}")
     return "\n".join(lines)
 
 
@@ -68,11 +70,12 @@ def cmd_runs(settings: Settings, args: argparse.Namespace) -> int:
     sessions = open_ledger(settings.database_url)
     with sessions() as s:
         if args.run is not None:
-            detail = queries.run_detail(s, args.run)
+            detail = run_detail(s, args.run)
             if detail is None:
                 print(f"no run {args.run}", file=sys.stderr)
                 return 2
-            print(json.dumps(detail, indent=2, ensure_ascii=False) if args.json else format_run_report(detail, 0.0))
+            print(json.dumps(detail.as_json(), indent=2, ensure_ascii=False) if args.json
+                  else format_run_report(detail, 0.0))
             return 0
         rows = queries.recent_runs(s, args.limit)
     if args.json:
@@ -146,12 +149,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"factline: {line}", file=sys.stderr)
         return 2
     logs.configure(settings)
+    return run_command(settings, args)
+
+
+def run_command(settings: Settings, args: argparse.Namespace) -> int:
+    """Run the parsed command; every exception that ends a command becomes its exit code here, and only here."""
     handler: Handler = args.handler
     try:
         return handler(settings, args)
     except ConfigError as exc:
         print(f"factline: {exc}", file=sys.stderr)
         return 2
+    except StopRun as stop:  # a command outside a run (the probe suite) stopped by the endpoint
+        print(f"factline: {stop.detail}", file=sys.stderr)
+        return stop.verdict.exit_code
     except LocalModelError as exc:
         print(f"factline: local model: {exc}", file=sys.stderr)
         return 1

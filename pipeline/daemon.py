@@ -29,8 +29,8 @@ from loguru import logger
 from config import Settings
 from pipeline.alerts import send_alert
 from config.cron import cron_trigger, tick_time, time_zone
-from pipeline.ledger import queries
 from pipeline.ledger.daily import day_ledger, last_publication_time
+from pipeline.ledger.detail import run_detail
 from pipeline.ledger.journal import interrupt_stale_runs
 from pipeline.metrics import Metrics, MetricsServer
 from pipeline.report import format_day
@@ -95,7 +95,7 @@ class Daemon:
     def after_run(self, run_id: int, seconds: float) -> None:
         """Count the run from its ledger rows and alert if its verdict calls for it."""
         with self.runtime.sessions() as s:
-            detail = queries.run_detail(s, run_id)
+            detail = run_detail(s, run_id)
             published = last_publication_time(s)
         assert detail is not None
         self.metrics.observe_run(detail, seconds)

@@ -1,6 +1,6 @@
 """Prometheus metrics and /healthz on a small HTTP server (127.0.0.1 by default).
 
-Counters are incremented from what each run recorded (its ``run_detail``), never from the
+Counters are incremented from what each run recorded (its ``RunDetail``), never from the
 loop's own bookkeeping, so /metrics and the ledger agree.
 """
 
@@ -10,11 +10,11 @@ import json
 import threading
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from pipeline.ledger.daily import hallucinations_caught
+from pipeline.ledger.detail import RunDetail
+from pipeline.outcome import EventKind
 
 
 class Metrics:
@@ -37,18 +37,18 @@ class Metrics:
         self.last_publication = Gauge("factline_last_publication_timestamp_seconds",
                                       "Unix time of the last verified, registered publication", registry=r)
 
-    def observe_run(self, detail: dict[str, Any], seconds: float) -> None:
-        """Count one finished run from its ledger detail (queries.run_detail)."""
-        self.runs.labels(detail["verdict"]).inc()
+    def observe_run(self, detail: RunDetail, seconds: float) -> None:
+        """Count one finished run from its ledger detail."""
+        self.runs.labels(str(detail.verdict)).inc()
         self.duration.observe(seconds)
-        self.hallucinations.inc(hallucinations_caught(detail["claims"]))
-        for nudge in detail["nudges"]:
-            self.nudges.labels(nudge["kind"]).inc()
-        for call in detail["tool_calls"]:
-            self.tool_calls.labels(call["name"], call["outcome"]).inc()
-        for event in detail["events"]:
-            if event["kind"] in ("tool_retry", "llm_retry"):
-                self.retries.labels(event["kind"].removesuffix("_retry")).inc()
+        self.hallucinations.inc(detail.hallucinations_caught())
+        for nudge in detail.nudges:
+            self.nudges.labels(str(nudge.kind)).inc()
+        for call in detail.tool_calls:
+            self.tool_calls.labels(call.name, str(call.outcome)).inc()
+        for event in detail.events:
+            if event.kind in (EventKind.tool_retry, EventKind.llm_retry):
+                self.retries.labels(event.kind.removesuffix("_retry")).inc()
 
     def published_at(self, when: datetime | None) -> None:
         """Set the time of the last verified, registered publication (read from the ledger)."""

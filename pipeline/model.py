@@ -4,28 +4,33 @@
 - constrained: the catalog compiled into a strict ``json_schema`` response format, so a name outside
   the catalog cannot be generated at all; the JSON object is turned into the same ToolCallRequest.
 
-Both produce the same ``Turn``; the gateway and the ledger see no difference. The SDK's own retries
-are off: this module classifies every endpoint error and retries through pipeline.gateway.retry.
+Both produce the same ``Turn`` (pipeline.turns); the gateway and the ledger see no difference. The
+SDK's own retries are off: this module classifies every endpoint error and retries through
+pipeline.retry. ``make_client`` and ``make_chat_model`` are the one place the SDK client and a
+ChatModel are built (the run loop and the probe suite both use them).
 
-Exceptions (one tree):
+Exceptions (one tree, under pipeline.outcome.StopRun: each carries the verdict the run ends with):
     LLMError
-    ├── LLMAuthFailed    401/403 from the endpoint: stop the run (exit 6)
-    ├── LLMUnavailable   retryable errors past the attempt cap
-    └── LLMRequestFailed any other refusal (400, 404, 422, malformed answer)
+    ├── LLMAuthFailed    401/403 from the endpoint: auth_failed (exit 6)
+    ├── LLMUnavailable   retryable errors past the attempt cap: unavailable (exit 4)
+    └── LLMRequestFailed any other refusal (400, 404, 422, malformed answer): error (exit 1)
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import openai
 
 from capabilities.errors import AuthFailed, Retryable, ToolFailed
-from capabilities.httperrors import RETRYABLE_STATUS, parse_retry_after
-from pipeline.gateway.retry import OnRetry, RetryExhausted, RetryPolicy, call_with_retries
+from capabilities.httperrors import is_retryable_status, parse_retry_after
+from config import Settings
+from pipeline.outcome import StopRun, Verdict
+from pipeline.retry import OnRetry, RetryExhausted, RetryPolicy, call_with_retries
+from pipeline.turns import ToolCallRequest, Turn
 
 FINISH = "finish"
 
@@ -40,35 +45,52 @@ def visible(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-class LLMError(Exception):
+class LLMError(StopRun):
     """Base of the endpoint's errors."""
 
 
 class LLMAuthFailed(LLMError):
-    pass
+    def __init__(self, detail: str) -> None:
+        super().__init__(Verdict.auth_failed, "llm_auth", detail)
 
 
 class LLMUnavailable(LLMError):
-    pass
+    def __init__(self, detail: str) -> None:
+        super().__init__(Verdict.unavailable, "llm_unavailable", detail)
 
 
 class LLMRequestFailed(LLMError):
-    pass
+    def __init__(self, detail: str) -> None:
+        super().__init__(Verdict.error, "llm_request", detail)
 
 
 @dataclass(frozen=True)
-class ToolCallRequest:
-    id: str
-    name: str
-    arguments: str  # raw JSON text exactly as the model produced it
+class Endpoint:
+    base_url: str
+    model: str
+    mode: str  # native | constrained (auto already resolved)
 
 
-@dataclass(frozen=True)
-class Turn:
-    text: str
-    calls: list[ToolCallRequest]
-    tokens: int
-    message: dict[str, Any] = field(repr=False)  # the assistant message to append to the history
+def make_client(settings: Settings, endpoint: Endpoint) -> openai.OpenAI:
+    """The SDK client of ``endpoint``: its own retries off (ours classify and count), LLM_TIMEOUT_SECONDS."""
+    return openai.OpenAI(base_url=endpoint.base_url, api_key=settings.openai_api_key.get_secret_value(),
+                         max_retries=0, timeout=settings.llm_timeout_seconds)
+
+
+def make_chat_model(
+    client: openai.OpenAI,
+    endpoint: Endpoint,
+    settings: Settings,
+    *,
+    sleep: Callable[[float], None],
+    on_retry: OnRetry,
+    on_tokens: Callable[[int], None] = lambda n: None,
+) -> ChatModel:
+    """A ChatModel on ``client`` with the settings' retry policy, temperature and token caps."""
+    return ChatModel(client, endpoint.model, endpoint.mode, RetryPolicy.from_settings(settings),
+                     temperature=settings.llm_temperature, max_tokens_turn=settings.llm_max_tokens_turn,
+                     max_tokens_text=settings.llm_max_tokens_text, sleep=sleep, on_retry=on_retry,
+                     on_tokens=on_tokens)
 
 
 def constrained_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -117,7 +139,7 @@ def _classify(exc: openai.OpenAIError) -> Exception:
         status = exc.status_code
         if status in (401, 403):
             return LLMAuthFailed(f"LLM endpoint refused the credentials: HTTP {status}")
-        if status in RETRYABLE_STATUS:
+        if is_retryable_status(status):
             return Retryable(f"LLM endpoint: HTTP {status}",
                              retry_after=parse_retry_after(exc.response.headers.get("retry-after")))
         return LLMRequestFailed(f"LLM endpoint: HTTP {status}: {str(exc)[:300]}")
@@ -177,9 +199,9 @@ class ChatModel:
         except openai.OpenAIError as exc:
             error = _classify(exc)
             if isinstance(error, LLMAuthFailed):
-                raise AuthFailed(str(error)) from exc
+                raise AuthFailed(error.detail) from exc
             if isinstance(error, LLMRequestFailed):
-                raise ToolFailed(str(error)) from exc
+                raise ToolFailed(error.detail) from exc
             raise error from exc
         self.on_tokens(response.usage.total_tokens if response.usage else 0)
         if not response.choices:

@@ -8,8 +8,6 @@ or a stop rule fires. "The model stopped calling tools" is never success by itse
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -22,28 +20,28 @@ from sqlalchemy.exc import IntegrityError
 
 from capabilities import CATALOG
 from capabilities.base import CapabilityContext
-from pipeline.errors import PipelineError, StopRun
+from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION, SYSTEM_PROMPT, TOOLS, USER_PROMPT
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
-from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, Finding, inspect, nudge_text
+from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
 from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger.journal import RunJournal
-from pipeline.ledger.queries import EXIT_CODES, is_success, judge
+from pipeline.ledger.queries import is_success, judge
 from pipeline.ledger.store import LedgerStore
-from pipeline.model import ChatModel, LLMAuthFailed, LLMRequestFailed, LLMUnavailable, Turn
+from pipeline.model import ChatModel, LLMUnavailable, make_chat_model
+from pipeline.outcome import (
+    CallOutcome,
+    EventKind,
+    Finding,
+    FindingKind,
+    NudgeKind,
+    PipelineError,
+    RunStatus,
+    StopRun,
+    Verdict,
+)
 from pipeline.runtime import Runtime
-
-SYSTEM_PROMPT = """You are factline's pipeline agent. Every step is a tool call; text does nothing.
-Make exactly these calls, one per answer, in this order:
-1. pick_topic()
-2. write_draft(topic_id from the pick_topic result, angle null)
-3. humanize(draft_id from the write_draft result)
-4. publish(version_id from the humanize result)
-5. register(publication_id from the publish result)
-6. report()
-Use only ids that tool results gave you. Never state a result that a tool has not returned.
-Only after report has returned, answer with one short sentence and call no more tools."""
-USER_PROMPT = "Run today's pipeline, starting with step 1."
+from pipeline.turns import Turn
 
 
 class TickAlreadyClaimed(PipelineError):
@@ -53,11 +51,14 @@ class TickAlreadyClaimed(PipelineError):
 @dataclass(frozen=True)
 class RunResult:
     run_id: int
-    verdict: str
-    exit_code: int
+    verdict: Verdict
     seconds: float
     stop_reason: str | None
     error: str | None
+
+    @property
+    def exit_code(self) -> int:
+        return self.verdict.exit_code
 
 
 @dataclass(frozen=True)
@@ -68,15 +69,6 @@ class RunAgain:
 @dataclass(frozen=True)
 class Finished:
     pass
-
-
-def version_of(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:12]
-
-
-TOOLS = [capability.tool_schema() for capability in CATALOG.values()]
-PROMPT_VERSION = version_of(SYSTEM_PROMPT)
-CATALOG_VERSION = version_of(TOOLS)
 
 
 class AgentLoop:
@@ -110,14 +102,14 @@ class AgentLoop:
 
     def _check_cancel(self) -> None:
         if self.cancel.is_set():
-            raise StopRun("interrupted", "signal", "stop requested; no further steps started")
+            raise StopRun(Verdict.interrupted, "signal", "stop requested; no further steps started")
 
     def _dispatch_all(self, turn_no: int, turn: Turn) -> int:
         ok = 0
         for call in turn.calls:
             self._check_cancel()
             outcome = self.gateway.dispatch(turn_no, call)
-            ok += outcome.status == "ok"
+            ok += outcome.status == CallOutcome.ok
             self.messages.append(self.llm.tool_result_message(call, outcome.content))
         return ok
 
@@ -135,7 +127,7 @@ class AgentLoop:
         if self.continues < self.settings.agent_max_continue_prompts:
             self.continues += 1
             missing = "verified registration and report"
-            self.journal.nudge(turn_no, "continue", missing)
+            self.journal.nudge(turn_no, NudgeKind.continue_, missing)
             logger.info("run.continue_prompt", count=self.continues)
             return RunAgain(CONTINUE_NUDGE.format(missing=missing))
         return Finished()
@@ -148,12 +140,13 @@ class AgentLoop:
         unbacked: list[Finding] = [f for f in findings if not f.backed]
         if not unbacked:
             return None
-        claimed = {f.capability for f in findings if f.kind == "claim" and f.capability}
+        claimed = {f.capability for f in findings if f.kind == FindingKind.claim and f.capability}
         if self.nudges >= self.settings.agent_hallucination_max_nudges:
+            logger.error("run.hallucinated", claimed=sorted(claimed), called=sorted(called))
             raise AgentHallucinationError(claimed, called, unbacked)
         self.nudges += 1
         detail = ", ".join(sorted({f"{f.kind}:{f.capability or f.span}" for f in unbacked}))
-        self.journal.nudge(turn_no, "hallucination", detail)
+        self.journal.nudge(turn_no, NudgeKind.hallucination, detail)
         logger.warning("hallucination_detected", hallucinated=detail, nudge=self.nudges,
                        max_nudges=self.settings.agent_hallucination_max_nudges)
         return RunAgain(nudge_text(unbacked))
@@ -190,13 +183,10 @@ def run_once(
 
         def on_llm_retry(attempt: int, wait: float, exc: Exception) -> None:
             logger.warning("llm.retry", attempt=attempt, wait=round(wait, 3), detail=str(exc))
-            journal.event("llm_retry", attempt=attempt, wait=round(wait, 3), detail=str(exc))
+            journal.event(EventKind.llm_retry, attempt=attempt, wait=round(wait, 3), detail=str(exc))
 
-        llm = ChatModel(runtime.openai_client, endpoint.model, endpoint.mode, runtime.policy,
-                        temperature=runtime.settings.llm_temperature,
-                        max_tokens_turn=runtime.settings.llm_max_tokens_turn,
-                        max_tokens_text=runtime.settings.llm_max_tokens_text, sleep=sleep, on_retry=on_llm_retry,
-                        on_tokens=on_tokens)
+        llm = make_chat_model(runtime.openai_client, endpoint, runtime.settings, sleep=sleep, on_retry=on_llm_retry,
+                              on_tokens=on_tokens)
         ctx = CapabilityContext(run_id=run_id, settings=runtime.settings, store=LedgerStore(runtime.sessions, run_id),
                                 http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
         gateway = Gateway(CATALOG, ctx, journal, usage, runtime.policy, sleep=sleep)
@@ -204,29 +194,21 @@ def run_once(
         stop_verdict, stop_reason, error = _run_loop(loop, journal)
         with runtime.sessions() as s:
             verdict = judge(s, run_id, stop_verdict)
-        status = "interrupted" if verdict == "interrupted" else "finished"
+        status = RunStatus.interrupted if verdict == Verdict.interrupted else RunStatus.finished
         journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
         seconds = time.monotonic() - started
         logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
-        return RunResult(run_id, verdict, EXIT_CODES[verdict], seconds, stop_reason, error)
+        return RunResult(run_id, verdict, seconds, stop_reason, error)
 
 
-def _run_loop(loop: AgentLoop, journal: RunJournal) -> tuple[str | None, str | None, str | None]:
-    """Run the loop; map every way it can stop to (stop verdict or None, reason, error text)."""
+def _run_loop(loop: AgentLoop, journal: RunJournal) -> tuple[Verdict | None, str | None, str | None]:
+    """Run the loop; every way it can stop is a StopRun: (its verdict, reason, detail), or Nones when it finished."""
     try:
         loop.run()
         return None, None, None
     except StopRun as stop:
-        journal.event("stop", verdict=stop.verdict, reason=stop.reason, detail=stop.detail)
-        logger.warning("run.stopped", verdict=stop.verdict, reason=stop.reason, detail=stop.detail)
+        if isinstance(stop, LLMUnavailable):
+            journal.event(EventKind.escalation, tool="llm", detail=stop.detail)
+        journal.event(EventKind.stop, verdict=stop.verdict, reason=stop.reason, detail=stop.detail)
+        logger.warning("run.stopped", verdict=str(stop.verdict), reason=stop.reason, detail=stop.detail)
         return stop.verdict, stop.reason, stop.detail
-    except AgentHallucinationError as exc:
-        logger.error("run.hallucinated", claimed=sorted(exc.claimed), called=sorted(exc.called))
-        return "hallucinated", "nudges_exhausted", str(exc)
-    except LLMAuthFailed as exc:
-        return "auth_failed", "llm_auth", str(exc)
-    except LLMUnavailable as exc:
-        journal.event("escalation", tool="llm", detail=str(exc))
-        return "unavailable", "llm_unavailable", str(exc)
-    except LLMRequestFailed as exc:
-        return "error", "llm_request", str(exc)

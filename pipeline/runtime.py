@@ -19,16 +19,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from capabilities.base import PublishTarget
 from capabilities.targets import open_target
 from config import Settings
-from pipeline.gateway.retry import RetryPolicy
 from pipeline.ledger.db import open_ledger
 from pipeline.localmodel import start_local_model
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    base_url: str
-    model: str
-    mode: str  # native | constrained (auto already resolved)
+from pipeline.model import Endpoint, make_client
+from pipeline.retry import RetryPolicy
 
 
 @dataclass
@@ -40,10 +34,6 @@ class Runtime:
     endpoint: Endpoint
     openai_client: openai.OpenAI
     policy: RetryPolicy
-
-
-def retry_policy(settings: Settings) -> RetryPolicy:
-    return RetryPolicy(settings.retry_max_attempts, settings.retry_base_delay, settings.retry_max_wait)
 
 
 def open_endpoint(settings: Settings, stack: ExitStack) -> Endpoint:
@@ -64,11 +54,8 @@ def open_runtime(settings: Settings) -> Iterator[Runtime]:
         http = stack.enter_context(httpx.Client(timeout=settings.http_timeout_seconds))
         target = stack.enter_context(open_target(settings, http))
         endpoint = open_endpoint(settings, stack)
-        client = openai.OpenAI(
-            base_url=endpoint.base_url, api_key=settings.openai_api_key.get_secret_value(), max_retries=0,
-            timeout=settings.llm_timeout_seconds,
-        )
+        client = make_client(settings, endpoint)
         stack.callback(client.close)
         logger.info("runtime.ready", endpoint=endpoint.base_url, model=endpoint.model, mode=endpoint.mode,
                     target=target.name, seconds=round(time.monotonic() - started, 2))
-        yield Runtime(settings, sessions, http, target, endpoint, client, retry_policy(settings))
+        yield Runtime(settings, sessions, http, target, endpoint, client, RetryPolicy.from_settings(settings))

@@ -4,7 +4,7 @@
     python scripts/reliability.py                 every scenario
     python scripts/reliability.py NAME [NAME...]  only these (the table is printed, docs/ is not written)
 
-Each scenario runs `factline run` as a subprocess with a scripted model (tests/reliability_*.py).
+Each scenario runs `factline run` as a subprocess with a scripted model (testkit/reliability/).
 WordPress comes from scripts/wordpress/wp-up.sh (WP_BASE, WP_PORT as there). Exit 1 if a scenario fails.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.reliability_scenarios import SCENARIOS, Outcome, Scenario, play  # noqa: E402
-from tests.wordpress import start_wordpress, stop_wordpress  # noqa: E402
+from testkit.reliability import SCENARIOS, Outcome, Scenario, play  # noqa: E402
+from testkit.wordpress import start_wordpress, stop_wordpress  # noqa: E402
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "reliability.md"
 HEADER = ("scenario", "expected", "observed", "posts in WordPress", "registrations", "result")

@@ -1,4 +1,5 @@
-"""Shared fixtures: a fresh ledger on SQLite and on PostgreSQL, settings, the scripted model, a runtime.
+"""Shared fixtures: a fresh ledger on SQLite and on PostgreSQL, settings, the scripted model, a runtime,
+the test WordPress (``wordpress`` once per session, ``wp`` restored after each test; testkit.wordpress).
 
 Tests that take ``db_url`` (directly or through ``settings``/``runtime``) run once per backend.
 PostgreSQL is the machine's server (127.0.0.1:5432, trust auth); each test gets its own database.
@@ -8,6 +9,7 @@ Set FACTLINE_TEST_BACKENDS=sqlite to run only SQLite.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +20,8 @@ import pytest
 
 from config import Settings, load_settings
 from pipeline.runtime import Runtime, open_runtime
-from tests.scripted_model import ScriptedModel
+from testkit.scripted_model import ScriptedModel
+from testkit.wordpress import WordPress, start_wordpress, stop_wordpress
 
 PG_ADMIN = os.environ.get("FACTLINE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = os.environ.get("FACTLINE_TEST_BACKENDS", "sqlite,postgresql").split(",")
@@ -96,3 +99,32 @@ class FakeSleep:
 @pytest.fixture
 def fake_sleep() -> FakeSleep:
     return FakeSleep()
+
+
+@pytest.fixture(scope="session")
+def wordpress() -> Iterator[WordPress]:
+    """The test WordPress, brought up once per session by scripts/wordpress/wp-up.sh.
+
+    If it cannot come up the test FAILS; it is skipped only when FACTLINE_SKIP_WORDPRESS=1.
+    """
+    if os.environ.get("FACTLINE_SKIP_WORDPRESS") == "1":
+        pytest.skip("FACTLINE_SKIP_WORDPRESS=1: the real-WordPress tests are switched off")
+    started = time.monotonic()
+    try:
+        site, was_up = start_wordpress()
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    print(f"\nwordpress: up at {site.url} in {time.monotonic() - started:.1f} s (already running: {was_up})")
+    yield site
+    if not was_up and os.environ.get("FACTLINE_WP_KEEP") != "1":
+        stop_wordpress(site)
+
+
+@pytest.fixture
+def wp(wordpress: WordPress) -> Iterator[WordPress]:
+    """The test WordPress, restored to normal after the test (faults cleared, servers running)."""
+    wordpress.restore()
+    try:
+        yield wordpress
+    finally:
+        wordpress.restore()

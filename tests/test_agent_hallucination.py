@@ -7,11 +7,12 @@ import json
 import pytest
 
 from config import Settings
+from pipeline.ledger.detail import run_detail
 from pipeline.ledger import queries
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 from scripts import ledger_diff
-from tests.scripted_model import ScriptedModel, happy_path, say, script, step_call
+from testkit.scripted_model import ScriptedModel, happy_path, say, script, step_call
 
 INCIDENT = ("文章已生成，拟人化评分 82 分，已发布至平台，链接 https://domain/item/fake-id，"
             "已登记到台账，登记号 CT-20260922-001。")
@@ -22,7 +23,7 @@ def _run(settings: Settings, model: ScriptedModel, policy, **overrides):  # type
     with open_runtime(settings.model_copy(update=overrides)) as rt:
         result = run_once(rt)
         with rt.sessions() as s:
-            return result, queries.diffs(s, [result.run_id])[0], queries.run_detail(s, result.run_id)
+            return result, queries.diffs(s, [result.run_id])[0], run_detail(s, result.run_id)
 
 
 def test_normal_calls_raise_no_false_alarm(settings: Settings, model: ScriptedModel) -> None:
@@ -31,7 +32,7 @@ def test_normal_calls_raise_no_false_alarm(settings: Settings, model: ScriptedMo
     result, diff, detail = _run(settings, model, script(*[step_call(s) for s in
                                 ("pick_topic", "write_draft", "humanize", "publish", "register", "report")], final))
     assert result.verdict == "success"
-    assert diff.hallucinated == [] and detail["nudges"] == []
+    assert diff.hallucinated == [] and detail.nudges == ()
 
 
 def test_single_claim_without_call_is_caught(settings: Settings, model: ScriptedModel) -> None:
@@ -56,14 +57,14 @@ def test_claims_already_executed_do_not_trigger(settings: Settings, model: Scrip
     result, diff, detail = _run(settings, model, policy)
     assert result.verdict == "success"
     assert diff.claimed == ["publish"] and diff.hallucinated == []
-    assert all(n["kind"] != "hallucination" for n in detail["nudges"])
+    assert all(n.kind != "hallucination" for n in detail.nudges)
 
 
 def test_nudge_limit_raises_agent_hallucination_error(settings: Settings, model: ScriptedModel) -> None:
     """Claims on every turn: MAX_NUDGES nudges, then the run ends hallucinated with that many nudge rows."""
     result, _, detail = _run(settings, model, script(*[say("已发布")] * 5), agent_hallucination_max_nudges=2)
     assert result.verdict == "hallucinated" and result.stop_reason == "nudges_exhausted"
-    assert [n["kind"] for n in detail["nudges"]] == ["hallucination", "hallucination"]
+    assert [n.kind for n in detail.nudges] == ["hallucination", "hallucination"]
     assert "AgentHallucinationError" not in (result.error or "") and "publish" in (result.error or "")
 
 
@@ -72,14 +73,14 @@ def test_guard_switched_off_falls_back_to_ledger_verdict(settings: Settings, mod
     always_incident = script(then=lambda request: say(INCIDENT))
     result, diff, detail = _run(settings, model, always_incident, agent_hallucination_guard=False)
     assert result.verdict == "incomplete" and result.exit_code == 4
-    assert diff.claimed == [] and detail["claims"] == []
+    assert diff.claimed == [] and detail.claims == ()
 
 
 def test_model_recovers_after_a_nudge(settings: Settings, model: ScriptedModel) -> None:
     """A claim in prose, a nudge, then real calls: the run completes and keeps the nudge on record."""
     result, diff, detail = _run(settings, model, script(say("已发布，登记号 CT-20260101-001"), then=happy_path))
     assert result.verdict == "success"
-    assert [n["kind"] for n in detail["nudges"]] == ["hallucination"]
+    assert [n.kind for n in detail.nudges] == ["hallucination"]
     assert diff.hallucinated == []
 
 
@@ -98,7 +99,7 @@ def test_prose_tool_call_is_never_executed(settings: Settings, model: ScriptedMo
     result, diff, detail = _run(settings, model, script(prose, then=happy_path))
     assert result.verdict == "success"
     assert diff.prose_calls == ["pick_topic"]
-    assert [c["name"] for c in detail["tool_calls"]].count("pick_topic") == 1
+    assert [c.name for c in detail.tool_calls].count("pick_topic") == 1
 
 
 def test_incident_replayed_exits_3_and_ledger_diff_lists_it(
@@ -120,4 +121,4 @@ def test_model_stopping_early_without_claims_is_incomplete(settings: Settings, m
     """Stopping is not success: continue prompts (bounded), then exit 4 with the ledger's verdict."""
     result, _, detail = _run(settings, model, script(step_call("pick_topic"), say("ok"), say("ok"), say("ok")))
     assert (result.verdict, result.exit_code) == ("incomplete", 4)
-    assert [n["kind"] for n in detail["nudges"]] == ["continue", "continue"]
+    assert [n.kind for n in detail.nudges] == ["continue", "continue"]

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 
 import httpx
 import pytest
 from loguru import logger
 
 from pipeline.alerts import send_alert
+from pipeline.ledger.detail import CallRow, ClaimRow, RunDetail
+from pipeline.outcome import CallOutcome, FindingKind, RunStatus, Verdict
 
 URL = "https://hooks.example.test/services/T0/B0/secret-token"
 
 
-def detail(verdict: str) -> dict:
-    return {"run_id": 7, "verdict": verdict, "stop_reason": None, "error": "HTTP 401 for key sk-123",
-            "claims": [{"kind": "claim", "capability": "publish", "span": "已发布", "backed": False}],
-            "tool_calls": [{"name": "publish", "outcome": "failed", "reason": "auth"}]}
+def detail(verdict: str) -> RunDetail:
+    return RunDetail(
+        run_id=7, trigger="manual", status=RunStatus.finished, verdict=Verdict(verdict), stop_reason=None,
+        error="HTTP 401 for key sk-123", model="scripted", tool_call_mode="native",
+        started_at=datetime.now(timezone.utc), finished_at=datetime.now(timezone.utc), tokens=70,
+        tool_calls=(CallRow(1, 1, "publish", "{}", CallOutcome.failed, "auth", None, 1, 5, "HTTP 401", None),),
+        claims=(ClaimRow(1, FindingKind.claim, "publish", "已发布", False),), nudges=(), events=(), registrations=())
 
 
 def test_only_alerting_verdicts_post() -> None:

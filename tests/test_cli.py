@@ -6,11 +6,12 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from tests.scripted_model import ScriptedModel, say, script
+from testkit.scripted_model import ScriptedModel, say, script
 
 ROOT = Path(__file__).resolve().parent.parent
 INCIDENT = "已发布至平台 https://domain/item/fake-id，拟人化评分 82 分，登记号 CT-20260922-001。"
@@ -63,6 +64,13 @@ def test_runs_json_shows_each_call_with_outcome_and_reason(db_url: str, model: S
     detail = json.loads(_factline(env, "runs", "--run", "1", "--json").stdout)
     assert detail["verdict"] == "success"
     assert {(c["name"], c["outcome"]) for c in detail["tool_calls"]} >= {("publish", "ok"), ("register", "ok")}
+    assert list(detail) == ["run_id", "trigger", "status", "verdict", "stop_reason", "error", "model", "tool_call_mode",
+                            "started_at", "finished_at", "tokens", "tool_calls", "claims", "nudges", "events",
+                            "registrations"]
+    assert list(detail["tool_calls"][0]) == ["seq", "turn", "name", "arguments", "outcome", "reason", "shadow_of",
+                                             "attempts", "latency_ms", "detail", "result"]
+    assert detail["nudges"] == [{"turn": 1, "kind": "continue", "detail": "verified registration and report"}]
+    assert datetime.fromisoformat(detail["finished_at"]) >= datetime.fromisoformat(detail["started_at"])
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)

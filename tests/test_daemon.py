@@ -20,7 +20,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
-from tests.scripted_model import ScriptedModel, happy_path, say, script
+from testkit.scripted_model import ScriptedModel, happy_path, say, script
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -177,16 +177,22 @@ def _samples(metrics_url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], 
 
 FINISHED_CALLS = ("SELECT tool_calls.name, tool_calls.outcome, count(*) FROM tool_calls JOIN runs ON runs.id = "
                   "tool_calls.run_id WHERE runs.status <> 'running' GROUP BY tool_calls.name, tool_calls.outcome")
+# the gauge's definition, over finished runs only: a run in flight may have registered already, but the
+# daemon sets the gauge when the run is over
+FINISHED_LAST_PUBLICATION = ("SELECT max(publications.verified_at) FROM publications JOIN registrations ON "
+                             "registrations.publication_id = publications.id JOIN runs ON runs.id = registrations.run_id "
+                             "WHERE runs.status <> 'running'")
 
 
-def _metrics_with_ledger(metrics_url: str, probe: LedgerProbe) -> tuple[dict, list[tuple]] | None:
+def _metrics_with_ledger(metrics_url: str, probe: LedgerProbe) -> tuple[dict, list[tuple], object] | None:
     """/metrics and the finished runs' rows at one moment: None while a run is being counted."""
     before = _samples(metrics_url)
     finished = probe.scalar("SELECT count(*) FROM runs WHERE status <> 'running'")
     calls = probe.rows(FINISHED_CALLS)
+    verified = probe.scalar(FINISHED_LAST_PUBLICATION)
     after = _samples(metrics_url)
     counted = sum(v for (name, _), v in after.items() if name == "factline_runs_total")
-    return (after, calls) if before == after and counted == finished >= 1 else None
+    return (after, calls, verified) if before == after and counted == finished >= 1 else None
 
 
 def test_metrics_count_what_the_runs_recorded(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
@@ -196,8 +202,8 @@ def test_metrics_count_what_the_runs_recorded(db_url: str, model: ScriptedModel,
                            tmp_path / "daemon.log")
     try:
         assert httpx.get(daemon.metrics_url.replace("/metrics", "/healthz")).status_code == 200
-        samples, calls = wait_for(lambda: _metrics_with_ledger(daemon.metrics_url, probe), timeout=60)  # type: ignore[misc]
-        verified = probe.scalar("SELECT max(verified_at) FROM publications")
+        samples, calls, verified = wait_for(lambda: _metrics_with_ledger(daemon.metrics_url, probe),  # type: ignore[misc]
+                                            timeout=60)
     finally:
         assert daemon.stop() == 0
         probe.close()

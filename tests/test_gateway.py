@@ -18,17 +18,17 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from sqlalchemy import select
 
 from capabilities import CATALOG
-from capabilities.base import Capability, CapabilityContext, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult
 from capabilities.httperrors import raise_for_status, transport_error
-from pipeline.errors import StopRun
+from pipeline.outcome import StopRun
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
-from pipeline.gateway.retry import RetryPolicy
+from pipeline.retry import RetryPolicy
 from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import ToolCall
 from pipeline.ledger.store import LedgerStore
-from pipeline.model import ToolCallRequest
+from pipeline.turns import ToolCallRequest
 from pipeline.ledger.db import open_ledger
 from tests.conftest import FakeSleep, make_settings
 
@@ -37,19 +37,21 @@ class FetchArgs(StrictArgs):
     path: str
 
 
-class Fetch(Capability[FetchArgs]):
+class Fetch(Capability[FetchArgs, Prepared[FetchArgs]]):
     """A capability that GETs a path on the platform: the edge where faults are injected."""
 
     name = "fetch"
     description = "fetch a path"
     Args = FetchArgs
+    probe_task = "Fetch the page."
+    lookalike = "fetch_page"
 
-    def validate(self, ctx: CapabilityContext, args: FetchArgs) -> None:
-        return None
+    def prepare(self, ctx: CapabilityContext, args: FetchArgs) -> Prepared[FetchArgs]:
+        return Prepared(args=args)
 
-    def execute(self, ctx: CapabilityContext, args: FetchArgs) -> ToolResult:
+    def execute(self, ctx: CapabilityContext, prepared: Prepared[FetchArgs]) -> ToolResult:
         try:
-            response = ctx.http.get(f"http://platform.test/{args.path}")
+            response = ctx.http.get(f"http://platform.test/{prepared.args.path}")
         except httpx.TransportError as exc:
             raise transport_error(exc, "fetch") from exc
         raise_for_status(response, "fetch")
@@ -189,13 +191,22 @@ def test_timeouts_past_the_cap_escalate_as_unavailable_then_stop(make_gateway, f
     assert stop.value.verdict == "unavailable" and len(seen) == 3
 
 
-@pytest.mark.parametrize("status", [404, 409])
+@pytest.mark.parametrize("status", [404, 409, 501, 505])
 def test_not_retryable_status_fails_without_retry(make_gateway, fake_sleep: FakeSleep, status: int) -> None:
-    """404 and 409 are not retried: one request, one attempt on the ledger row."""
+    """404, 409, 501 and 505 are not retried: one request, one attempt on the ledger row."""
     gateway, seen = make_gateway(lambda r: httpx.Response(status))
     assert dispatch(gateway, "fetch", {"path": "a"})["error"] == "failed"
     assert len(seen) == 1 and fake_sleep.waits == []
     assert rows(gateway)[0].attempts == 1
+
+
+@pytest.mark.parametrize("status", [500, 507, 520, 599])
+def test_origin_and_proxy_5xx_are_retried(make_gateway, fake_sleep: FakeSleep, status: int) -> None:
+    """Any 5xx but 501/505 (a proxy's 520-527 and 598/599 too) is transient: one wait, then the retry succeeds."""
+    answers = iter([httpx.Response(status), httpx.Response(200, text="fine")])
+    gateway, seen = make_gateway(lambda r: next(answers))
+    assert dispatch(gateway, "fetch", {"path": "a"})["status"] == "ok"
+    assert len(seen) == 2 and len(fake_sleep.waits) == 1 and rows(gateway)[0].attempts == 2
 
 
 def test_argument_errors_get_one_correction_then_fail(make_gateway) -> None:
@@ -217,12 +228,12 @@ def test_auth_failure_stops_at_once_without_retry(make_gateway, fake_sleep: Fake
     assert rows(gateway)[0].attempts == 1
 
 
-def test_identical_call_is_answered_from_the_ledger_not_executed(make_gateway) -> None:
-    """Same name and canonical arguments: a dedup hit, no second request."""
+def test_identical_call_is_answered_with_the_earlier_result_not_executed(make_gateway) -> None:
+    """Same name and canonical arguments: a dedup hit answered with the first call's result, no second request."""
     gateway, seen = make_gateway()
-    dispatch(gateway, "fetch", {"path": "a"})
+    first = dispatch(gateway, "fetch", {"path": "a"})
     reply = dispatch(gateway, "fetch", '{ "path" : "a" }')
-    assert reply["status"] == "dedup" and len(seen) == 1
+    assert reply == {**first, "status": "dedup"} and len(seen) == 1
     assert [r.outcome for r in rows(gateway)] == ["ok", "dedup"]
 
 

@@ -10,7 +10,7 @@ import pytest
 from config import Settings
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
-from tests.scripted_model import ScriptedModel, say, script, step_call
+from testkit.scripted_model import ScriptedModel, say, script, step_call
 
 CORPUS = Path(__file__).parent / "data" / "claims" / "written.jsonl"
 INCIDENTS = [r for r in map(json.loads, CORPUS.read_text(encoding="utf-8").splitlines()) if r["category"] == "incident"]

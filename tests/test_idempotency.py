@@ -7,11 +7,11 @@ import socket
 from sqlalchemy import func, select
 
 from config import Settings
-from pipeline.ledger import queries
+from pipeline.ledger.detail import run_detail
 from pipeline.ledger.models import Publication, Registration, Run
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
-from tests.scripted_model import ScriptedModel, happy_path, say, script, step_call
+from testkit.scripted_model import ScriptedModel, happy_path, say, script, step_call
 
 UNTIL_PUBLISH = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "publish")]
 
@@ -28,10 +28,10 @@ def test_publish_is_not_repeated_after_nudge(settings: Settings, model: Scripted
     with open_runtime(settings) as rt:
         result = run_once(rt)
         with rt.sessions() as s:
-            detail = queries.run_detail(s, result.run_id)
+            detail = run_detail(s, result.run_id)
     assert result.verdict == "success"
-    publishes = [c for c in detail["tool_calls"] if c["name"] == "publish"]
-    assert [c["outcome"] for c in publishes] == ["ok", "dedup"]
+    publishes = [c for c in detail.tool_calls if c.name == "publish"]
+    assert [c.outcome for c in publishes] == ["ok", "dedup"]
     assert len(list((settings.local_site_dir).glob("*.html"))) == 1
     assert _count(settings, Publication) == 1
 
@@ -52,12 +52,12 @@ def test_run_restarted_after_a_crash_resumes_without_publishing_twice(settings: 
     with open_runtime(settings) as rt:
         second = run_once(rt)
         with rt.sessions() as s:
-            detail = queries.run_detail(s, second.run_id)
+            detail = run_detail(s, second.run_id)
             topics = s.scalars(select(Run.topic_id).order_by(Run.id)).all()
     assert first.verdict == "incomplete" and second.verdict == "success"
     assert topics[0] == topics[1]
-    publish = next(c for c in detail["tool_calls"] if c["name"] == "publish")
-    assert publish["result"]["replayed"] is True
+    publish = next(c for c in detail.tool_calls if c.name == "publish")
+    assert publish.result["replayed"] is True
     assert len(list(settings.local_site_dir.glob("*.html"))) == 1
     assert _count(settings, Publication) == 1 and _count(settings, Registration) == 1
 

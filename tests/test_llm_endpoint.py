@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from config import Settings
-from pipeline.ledger import queries
+from pipeline.ledger.detail import run_detail
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 from tests.conftest import FakeSleep
-from tests.scripted_model import ScriptedModel, fail, failing, happy_path, script
+from testkit.scripted_model import ScriptedModel, fail, failing, happy_path, script
 
 
 def _run(settings: Settings, fake_sleep: FakeSleep, **overrides: object):  # type: ignore[no-untyped-def]
     with open_runtime(settings.model_copy(update=overrides)) as rt:
         result = run_once(rt, sleep=fake_sleep)
         with rt.sessions() as s:
-            return result, queries.run_detail(s, result.run_id)
+            return result, run_detail(s, result.run_id)
 
 
 def test_endpoint_503_is_retried_by_factline_honouring_retry_after(
@@ -26,7 +26,7 @@ def test_endpoint_503_is_retried_by_factline_honouring_retry_after(
     result, detail = _run(settings, fake_sleep)
     assert result.verdict == "success"
     assert fake_sleep.waits[0] == 1.0
-    assert [e["kind"] for e in detail["events"]].count("llm_retry") == 1
+    assert [e.kind for e in detail.events].count("llm_retry") == 1
     agent_turns = [r for r in model.requests[calls_before:] if "tools" in r]
     assert len(agent_turns) == 6 + 1  # six turns (the run ends at the report) and the refused attempt
 
@@ -51,4 +51,4 @@ def test_token_budget_stops_the_run(settings: Settings, model: ScriptedModel, fa
     """Each scripted turn reports 70 tokens; a 100-token budget stops before the third turn (exit 5)."""
     result, detail = _run(settings, fake_sleep, run_max_tokens=100)
     assert (result.verdict, result.exit_code, result.stop_reason) == ("budget", 5, "max_tokens")
-    assert detail["tokens"] >= 100
+    assert detail.tokens >= 100

@@ -72,9 +72,9 @@ def test_real_catalog_gives_a_decoy_and_lookalike_per_tool_and_an_angle_probe():
 def test_real_catalog_tasks_give_the_ids_the_required_parameters_take():
     """Each task with a required id names a number, so calling the tool needs nothing made up."""
     from capabilities import CATALOG as REAL
-    from pipeline.probe.catalog_probes import DEFAULT_TASKS
+    from pipeline.catalog import PROBE_TASKS
 
     for name, capability in REAL.items():
         required = capability.tool_schema()["function"]["parameters"].get("required", [])
         needs_id = [p for p in required if p.endswith("_id")]
-        assert bool(needs_id) == any(ch.isdigit() for ch in DEFAULT_TASKS[name]), name
+        assert bool(needs_id) == any(ch.isdigit() for ch in PROBE_TASKS[name]), name

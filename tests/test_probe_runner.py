@@ -12,15 +12,15 @@ import openai
 import pytest
 
 from config import Settings
-from pipeline.cli import build_parser
-from pipeline.gateway.retry import RetryPolicy
+from pipeline.cli import build_parser, run_command
+from pipeline.retry import RetryPolicy
 from pipeline.model import ChatModel
-from pipeline.probe.catalog_probes import LOOKALIKES
+from pipeline.catalog import LOOKALIKES
 from pipeline.probe.runner import PROMPT_VERSION, jobs, load_suite, run_suite, select
 from pipeline.probe.storage import RunKey, latest_runs, stored
 from pipeline.ledger.db import open_ledger
 from tests.conftest import make_settings
-from tests.scripted_model import Call, Reply, Request, ScriptedModel, call, calls, fail, say
+from testkit.scripted_model import Call, Reply, Request, ScriptedModel, call, calls, fail, say
 
 INVENTED = "zz_invented_tool"
 
@@ -57,7 +57,7 @@ def invents_when_told(request: Request) -> Reply:
 
 def run_probe(settings: Settings, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
     args = build_parser().parse_args(["probe", "--json", *argv])
-    code = args.handler(settings, args)
+    code = run_command(settings, args)
     out = capsys.readouterr().out.strip()
     return code, (json.loads(out) if out else {})
 

@@ -10,7 +10,7 @@ from pipeline.ledger.models import Publication
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 from tests.conftest import make_settings
-from tests.scripted_model import ScriptedModel
+from testkit.scripted_model import ScriptedModel
 
 
 def test_a_fresh_ledger_does_not_take_another_topics_post(model: ScriptedModel, tmp_path: Path) -> None:

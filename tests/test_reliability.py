@@ -1,6 +1,6 @@
 """The reliability suite: `factline run` against the real test WordPress, one test per scenario.
 
-The scenarios live in tests/reliability_faults.py and tests/reliability_input.py and are shared with
+The scenarios live in testkit/reliability/faults.py and testkit/reliability/inputs.py and are shared with
 scripts/reliability.py, which prints them as a table and writes docs/reliability.md. The fault
 scenarios kill php-fpm and stop MariaDB: when someone else uses the default WordPress at the same
 time, run these against your own instance (WP_BASE=/tmp/factline-wp-mine WP_PORT=8081). The ledger is
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.reliability_scenarios import SCENARIOS, play
-from tests.wordpress import WordPress, wordpress, wp  # noqa: F401  (pytest fixtures)
+from testkit.reliability import SCENARIOS, play
+from testkit.wordpress import WordPress
 
 
 def check(name: str, wp: WordPress, tmp_path: Path, db_url: str | None = None) -> None:

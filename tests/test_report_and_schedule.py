@@ -14,7 +14,7 @@ from pipeline.ledger.daily import day_ledger
 from pipeline.report import format_day
 from pipeline.runner import run_once
 from pipeline.runtime import Runtime
-from tests.scripted_model import ScriptedModel, say, script
+from testkit.scripted_model import ScriptedModel, say, script
 
 UTC = ZoneInfo("UTC")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import httpx
 from sqlalchemy import func, select, text
 
-from pipeline.ledger import queries
+from config import Settings
+from pipeline.ledger.detail import run_detail
 from pipeline.ledger.models import Publication, Registration
 from pipeline.runner import run_once
-from pipeline.runtime import Runtime
-from tests.scripted_model import ScriptedModel, say, script, step_call
+from pipeline.runtime import Runtime, open_runtime
+from testkit.scripted_model import ScriptedModel, say, script, step_call
 
 
 def test_happy_path_publishes_verifies_and_registers(runtime: Runtime, model: ScriptedModel) -> None:
@@ -19,12 +20,26 @@ def test_happy_path_publishes_verifies_and_registers(runtime: Runtime, model: Sc
     with runtime.sessions() as s:
         publication = s.scalars(select(Publication)).one()
         registration = s.scalars(select(Registration)).one()
-        detail = queries.run_detail(s, result.run_id)
+        detail = run_detail(s, result.run_id)
     assert publication.verified_at is not None and publication.head_status == 200
     assert registration.publication_id == publication.id
     assert registration.number.startswith("CT-") and len(registration.number) == len("CT-20260101-001")
-    assert [c["name"] for c in detail["tool_calls"]] == ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+    assert [c.name for c in detail.tool_calls] == ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
     assert httpx.head(publication.url).status_code == 200
+
+
+def test_constrained_mode_runs_the_same_pipeline(settings: Settings, model: ScriptedModel) -> None:
+    """In constrained mode (the local model's) the prompt carries the catalog, each call is a JSON object, and the
+    run ends in success with the same six calls."""
+    with open_runtime(settings.model_copy(update={"tool_call_mode": "constrained"})) as rt:
+        result = run_once(rt)
+        with rt.sessions() as s:
+            detail = run_detail(s, result.run_id)
+    assert (result.verdict, detail.tool_call_mode) == ("success", "constrained")
+    assert [c.name for c in detail.tool_calls] == ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+    agent_requests = [r for r in model.requests if "response_format" in r]
+    assert agent_requests and "tools" not in agent_requests[0]
+    assert "2. write_draft(topic_id from the pick_topic result, angle null)" in agent_requests[0]["messages"][0]["content"]
 
 
 def test_second_run_takes_the_next_topic(runtime: Runtime) -> None:
@@ -66,8 +81,8 @@ def test_topics_come_from_an_atom_feed(runtime: Runtime, tmp_path) -> None:
     finally:
         server.shutdown()
     with runtime.sessions() as s:
-        detail = queries.run_detail(s, result.run_id)
-    assert detail["tool_calls"][0]["result"]["title"] == "Feeds as a topic source"
+        detail = run_detail(s, result.run_id)
+    assert detail.tool_calls[0].result["title"] == "Feeds as a topic source"
 
 
 def test_secrets_never_reach_the_ledger(runtime: Runtime) -> None:
@@ -88,10 +103,10 @@ def test_lone_surrogate_from_the_writer_fails_write_draft_without_crashing(runti
     result = run_once(runtime)
     assert (result.verdict, result.exit_code) == ("incomplete", 4)
     with runtime.sessions() as s:
-        detail = queries.run_detail(s, result.run_id)
-    write = [c for c in detail["tool_calls"] if c["name"] == "write_draft"]
-    assert [(c["outcome"], c["reason"]) for c in write] == [("failed", "failed")]
-    assert "not valid UTF-8" in write[0]["detail"]
+        detail = run_detail(s, result.run_id)
+    write = [c for c in detail.tool_calls if c.name == "write_draft"]
+    assert [(c.outcome, c.reason) for c in write] == [("failed", "failed")]
+    assert "not valid UTF-8" in write[0].detail
 
 
 def test_lone_surrogate_in_an_agent_turn_is_escaped_not_a_crash(runtime: Runtime, model: ScriptedModel) -> None:

@@ -19,6 +19,7 @@ def test_defaults_are_sqlite_local_target_and_guard_on(monkeypatch: pytest.Monke
 @pytest.mark.parametrize(("name", "value"), [
     ("DATABASE_URL", "mysql://x"), ("AGENT_HALLUCINATION_GUARD", "perhaps"), ("AGENT_HALLUCINATION_MAX_NUDGES", "-1"),
     ("PUBLISH_TARGET", "ftp"), ("OPENAI_BASE_URL", "localhost:8080"), ("RUN_MAX_TOOL_CALLS", "0"),
+    ("WORDPRESS_URL", "blog.example.com"),
 ])
 def test_bad_value_names_the_variable_in_one_line(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     """Each bad value raises ConfigError whose single line names the variable."""
@@ -29,10 +30,14 @@ def test_bad_value_names_the_variable_in_one_line(monkeypatch: pytest.MonkeyPatc
     assert name in message and "\n" not in message
 
 
-def test_wordpress_target_requires_its_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    """PUBLISH_TARGET=wordpress without WORDPRESS_URL fails at start."""
+@pytest.mark.parametrize("missing", ["WORDPRESS_URL", "WORDPRESS_USER", "WORDPRESS_APP_PASSWORD"])
+def test_wordpress_target_requires_its_credentials(monkeypatch: pytest.MonkeyPatch, missing: str) -> None:
+    """PUBLISH_TARGET=wordpress without one of its three settings fails at start, naming that one."""
     monkeypatch.setenv("PUBLISH_TARGET", "wordpress")
-    with pytest.raises(ConfigError, match="WORDPRESS_URL"):
+    for name, value in (("WORDPRESS_URL", "http://127.0.0.1:8080"), ("WORDPRESS_USER", "admin"),
+                        ("WORDPRESS_APP_PASSWORD", "abcd efgh")):
+        monkeypatch.setenv(name, value) if name != missing else monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ConfigError, match=f"missing setting {missing}:"):
         load_settings()
 
 

@@ -15,7 +15,7 @@ from capabilities.errors import AuthFailed, Retryable, ToolFailed
 from capabilities.records import Article
 from capabilities.targets import open_target
 from capabilities.targets.wordpress import WordPressTarget, slug_for
-from tests.wordpress import WordPress, wordpress, wp  # noqa: F401  (pytest fixtures)
+from testkit.wordpress import WordPress
 
 SHORT_TIMEOUT = 2.0
 LIVE = {"publish", "future", "draft", "pending", "private"}

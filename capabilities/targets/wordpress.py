@@ -27,7 +27,6 @@ from capabilities.httperrors import raise_for_status, transport_error
 from capabilities.records import Article, PublishedItem
 from capabilities.targets.markup import markdown_to_html
 from config import Settings
-from config.settings import ConfigError
 
 POSTS_PATH = "/wp-json/wp/v2/posts"
 LOOKUP_STATUSES = "publish,future,draft,pending,private"
@@ -81,12 +80,8 @@ class WordPressTarget:
 
     @classmethod
     def from_settings(cls, settings: Settings, http: httpx.Client) -> WordPressTarget:
-        """Build from WORDPRESS_URL/USER/APP_PASSWORD; ``http`` carries the timeout (HTTP_TIMEOUT_SECONDS)."""
-        if not settings.wordpress_url or not settings.wordpress_user or settings.wordpress_app_password is None:
-            raise ConfigError("missing setting WORDPRESS_URL, WORDPRESS_USER or WORDPRESS_APP_PASSWORD")
-        if not settings.wordpress_url.startswith(("http://", "https://")):
-            raise ConfigError("invalid setting WORDPRESS_URL: must be an http:// or https:// URL")
-        return cls(settings.wordpress_url, settings.wordpress_user, settings.wordpress_app_password, http)
+        """Build from WORDPRESS_URL/USER/APP_PASSWORD (checked by Settings); ``http`` carries HTTP_TIMEOUT_SECONDS."""
+        return cls(*settings.wordpress_site(), http)
 
     def __enter__(self) -> WordPressTarget:
         return self

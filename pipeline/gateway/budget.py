@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from config import Settings
-from pipeline.errors import StopRun
+from pipeline.outcome import StopRun, Verdict
 
 
 @dataclass(frozen=True)
@@ -43,16 +43,16 @@ class RunUsage:
     def check_before_turn(self) -> None:
         b, elapsed = self.budget, self.clock() - self.started
         if self.turns >= b.max_turns:
-            raise StopRun("budget", "max_turns", f"{self.turns} turns of {b.max_turns}")
+            raise StopRun(Verdict.budget, "max_turns", f"{self.turns} turns of {b.max_turns}")
         if self.tokens >= b.max_tokens:
-            raise StopRun("budget", "max_tokens", f"{self.tokens} tokens of {b.max_tokens}")
+            raise StopRun(Verdict.budget, "max_tokens", f"{self.tokens} tokens of {b.max_tokens}")
         if elapsed >= b.max_seconds:
-            raise StopRun("budget", "max_seconds", f"{elapsed:.1f} s of {b.max_seconds:.0f} s")
+            raise StopRun(Verdict.budget, "max_seconds", f"{elapsed:.1f} s of {b.max_seconds:.0f} s")
         self.turns += 1
 
     def check_before_call(self) -> None:
         if self.tool_calls >= self.budget.max_tool_calls:
-            raise StopRun("budget", "max_tool_calls", f"call {self.tool_calls + 1} after a budget of {self.budget.max_tool_calls}")
+            raise StopRun(Verdict.budget, "max_tool_calls", f"call {self.tool_calls + 1} after a budget of {self.budget.max_tool_calls}")
         self.tool_calls += 1
 
     @property
@@ -62,7 +62,7 @@ class RunUsage:
     def count_unknown_tool(self) -> None:
         self.unknown_tools += 1
         if self.unknown_tools > self.budget.max_unknown_tools:
-            raise StopRun("budget", "unknown_tool_limit",
+            raise StopRun(Verdict.budget, "unknown_tool_limit",
                           f"{self.unknown_tools} unknown tool names, limit {self.budget.max_unknown_tools} per run")
 
 
@@ -81,4 +81,4 @@ class LoopDetector:
         for period in range(1, self.window // 3 + 1):
             if all(recent[i] == recent[i - period] for i in range(period, self.window)):
                 names = " -> ".join(f.split("(")[0] for f in recent[-2 * period:])
-                raise StopRun("loop", "repeating_calls", f"period {period} over the last {self.window} calls: {names}")
+                raise StopRun(Verdict.loop, "repeating_calls", f"period {period} over the last {self.window} calls: {names}")

@@ -1,6 +1,7 @@
 """The gateway: every tool call the model emits passes here, and only here, on its way to a capability.
 
-    whitelist (exact names) -> schema (strict) -> dedup -> business validate -> execute (retry state machine)
+    whitelist (exact names) -> schema (strict) -> dedup -> prepare (business validation, key, once)
+      -> execute (retry state machine)
 
 Each step's failure has an explicit path: a structured error back to the model, or a StopRun.
 Every call, whatever its fate, becomes one tool_calls row.
@@ -8,6 +9,7 @@ Every call, whatever its fate, becomes one tool_calls row.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import time
@@ -20,17 +22,17 @@ from pydantic import ValidationError
 
 from capabilities.base import Capability, CapabilityContext, ToolResult
 from capabilities.errors import ArgumentsRejected, AuthFailed, Retryable, ToolFailed, ToolRejected
-from pipeline.errors import StopRun
 from pipeline.gateway.budget import LoopDetector, RunUsage
 from pipeline.gateway.names import fingerprint, resembles
-from pipeline.gateway.retry import RetryExhausted, RetryPolicy, call_with_retries
 from pipeline.ledger.journal import CallRecord, RunJournal
-from pipeline.model import ToolCallRequest
+from pipeline.outcome import CallOutcome, EventKind, StopRun, Verdict
+from pipeline.retry import RetryExhausted, RetryPolicy, call_with_retries
+from pipeline.turns import ToolCallRequest
 
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    status: str  # ok | rejected | failed | dedup
+    status: CallOutcome
     content: str  # JSON text that goes back to the model
     ledger_id: int
 
@@ -73,17 +75,17 @@ class Gateway:
             args = capability.Args.model_validate_json(call.arguments or "{}", strict=True)
         except ValidationError as exc:
             self.loops.observe(fingerprint(call.name, call.arguments))
-            return self._reply(turn, call, "rejected", "schema", _error("schema", _schema_detail(exc)), log)
+            return self._reply(turn, call, CallOutcome.rejected, "schema", _error("schema", _schema_detail(exc)), log)
         print_ = fingerprint(call.name, args.model_dump(mode="json"))
         self.loops.observe(print_)
         if print_ in self.answers:
-            record = CallRecord(turn, call.id, call.name, call.arguments, "dedup", "duplicate_call",
+            record = CallRecord(turn, call.id, call.name, call.arguments, CallOutcome.dedup, "duplicate_call",
                                 result=json.loads(self.answers[print_]))
             log.info("tool.dedup")
-            return ToolOutcome("dedup", self.answers[print_], self.journal.call(record))
+            return ToolOutcome(CallOutcome.dedup, self.answers[print_], self.journal.call(record))
         if capability.name in self.unavailable:
-            self._record(turn, call, "failed", "unavailable_again", detail="called again after escalation")
-            raise StopRun("unavailable", "unavailable_again", f"{capability.name} was already escalated as unavailable")
+            self._record(turn, call, CallOutcome.failed, "unavailable_again", detail="called again after escalation")
+            raise StopRun(Verdict.unavailable, "unavailable_again", f"{capability.name} was already escalated as unavailable")
         return self._execute(turn, call, capability, args, print_, log)
 
     def _unknown(self, turn: int, call: ToolCallRequest, log: Any) -> ToolOutcome:
@@ -93,76 +95,83 @@ class Gateway:
         available = sorted(self.catalog)
         error = _error("unknown_tool", f"no tool named {call.name!r}; use one of the available names exactly",
                        available=available)
-        outcome = self._reply(turn, call, "rejected", reason, error, log, shadow_of=shadow)
+        outcome = self._reply(turn, call, CallOutcome.rejected, reason, error, log, shadow_of=shadow)
         self.usage.count_unknown_tool()
         return outcome
 
-    def _execute(self, turn: int, call: ToolCallRequest, capability: Capability, args: Any, print_: str,
+    def _execute(self, turn: int, call: ToolCallRequest, capability: Capability[Any, Any], args: Any, print_: str,
                  log: Any) -> ToolOutcome:
-        keys: list[str | None] = [None]
-        tries = [0]  # executions started: what the ledger's attempts records on every path
+        started = time.monotonic()
+        attempts = 0  # executions started: what the ledger's attempts column records on every path
 
         def attempt() -> ToolResult:
-            capability.validate(self.ctx, args)
-            keys[0] = capability.idempotency_key(self.ctx, args)
-            tries[0] += 1
-            return capability.execute(self.ctx, args)
+            nonlocal attempts
+            attempts += 1
+            return capability.execute(self.ctx, prepared)
 
         def on_retry(attempt_no: int, wait: float, exc: Retryable) -> None:
             log.warning("tool.retry", attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
-            self.journal.event("tool_retry", tool=call.name, attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
+            self.journal.event(EventKind.tool_retry, tool=call.name, attempt=attempt_no, wait=round(wait, 3),
+                               detail=exc.detail)
 
-        started = time.monotonic()
-        attempts = 0
         try:
-            result, attempts = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
-        except ToolRejected as exc:
-            reason = "hallucinated_argument" if exc.hallucinated_argument else "validation"
-            return self._reply(turn, call, "rejected", reason, _error("validation", exc.detail), log, started=started,
-                               attempts=tries[0])
-        except ArgumentsRejected as exc:
-            count = self.argument_rejections[capability.name] = self.argument_rejections.get(capability.name, 0) + 1
-            if count == 1:
-                error = _error("arguments", exc.detail, hint="correct the arguments once; a second refusal is final")
-                return self._reply(turn, call, "failed", "arguments", error, log, started=started, attempts=tries[0])
-            return self._reply(turn, call, "failed", "arguments_final", _error("failed", exc.detail), log,
-                               started=started, attempts=tries[0])
-        except ToolFailed as exc:
-            return self._reply(turn, call, "failed", "failed", _error("failed", exc.detail), log, started=started,
-                               attempts=tries[0])
-        except RetryExhausted as exc:
-            self.unavailable.add(capability.name)
-            self.journal.event("escalation", tool=call.name, attempts=exc.attempts, detail=exc.last.detail)
-            error = _error("unavailable", str(exc), hint="the service is unavailable; do not call this tool again, finish")
-            return self._reply(turn, call, "failed", "retry_exhausted", error, log, started=started,
-                               attempts=exc.attempts)
-        except AuthFailed as exc:
-            self._record(turn, call, "failed", "auth", detail=exc.detail, started=started, error_class="AuthFailed",
-                         attempts=tries[0])
-            raise StopRun("auth_failed", "auth", exc.detail) from exc
+            prepared = capability.prepare(self.ctx, args)  # once: validation, key, records; no side effect
+            result, _ = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
+        except (ToolRejected, ToolFailed, RetryExhausted, AuthFailed) as exc:
+            return self._not_done(turn, call, exc, log, started, attempts)
         except Exception as exc:  # a bug in a capability: record it and stop, never hide it
-            self._record(turn, call, "failed", "internal", detail=str(exc)[:500], started=started,
-                         error_class=exc.__class__.__name__, attempts=tries[0])
+            self._record(turn, call, CallOutcome.failed, "internal", detail=str(exc)[:500], started=started,
+                         error_class=exc.__class__.__name__, attempts=attempts)
             log.exception("tool.crashed")
-            raise StopRun("error", "internal", f"{call.name} raised {exc.__class__.__name__}: {exc}") from exc
+            raise StopRun(Verdict.error, "internal", f"{call.name} raised {exc.__class__.__name__}: {exc}") from exc
         content = result.payload
         if self.usage.calls_spent:
             content = {**content, "notice": "tool-call budget spent: finish now without calling tools"}
         text = json.dumps(content, ensure_ascii=False)
         self.answers[print_] = text
-        ledger_id = self._record(turn, call, "ok", None, result=result.payload, started=started, attempts=attempts,
-                                 key=keys[0])
+        ledger_id = self._record(turn, call, CallOutcome.ok, None, result=result.payload, started=started,
+                                 attempts=attempts, key=prepared.key)
         log.info("tool.finished", outcome="ok", summary=result.summary, attempts=attempts)
-        return ToolOutcome("ok", text, ledger_id)
+        return ToolOutcome(CallOutcome.ok, text, ledger_id)
 
-    def _reply(self, turn: int, call: ToolCallRequest, outcome: str, reason: str, error: dict[str, Any], log: Any,
+    def _not_done(self, turn: int, call: ToolCallRequest, exc: ToolRejected | ToolFailed | RetryExhausted | AuthFailed,
+                  log: Any, started: float, attempts: int) -> ToolOutcome:
+        """The answer to the model, and the ledger row, of a call a capability refused or failed; auth stops the run."""
+        reply = functools.partial(self._reply, turn, call, log=log, started=started, attempts=attempts)
+        match exc:
+            case ToolRejected(hallucinated_argument=True):
+                return reply(CallOutcome.rejected, "hallucinated_argument", _error("validation", exc.detail))
+            case ToolRejected():
+                return reply(CallOutcome.rejected, "validation", _error("validation", exc.detail))
+            case ArgumentsRejected() if self._argument_rejections(call.name) == 1:
+                hint = "correct the arguments once; a second refusal is final"
+                return reply(CallOutcome.failed, "arguments", _error("arguments", exc.detail, hint=hint))
+            case ArgumentsRejected():
+                return reply(CallOutcome.failed, "arguments_final", _error("failed", exc.detail))
+            case ToolFailed():
+                return reply(CallOutcome.failed, "failed", _error("failed", exc.detail))
+            case RetryExhausted():
+                self.unavailable.add(call.name)
+                self.journal.event(EventKind.escalation, tool=call.name, attempts=exc.attempts, detail=exc.last.detail)
+                hint = "the service is unavailable; do not call this tool again, finish"
+                return reply(CallOutcome.failed, "retry_exhausted", _error("unavailable", str(exc), hint=hint))
+            case _:  # AuthFailed: stop the run at once, without retry
+                self._record(turn, call, CallOutcome.failed, "auth", detail=exc.detail, started=started,
+                             error_class="AuthFailed", attempts=attempts)
+                raise StopRun(Verdict.auth_failed, "auth", exc.detail) from exc
+
+    def _argument_rejections(self, name: str) -> int:
+        self.argument_rejections[name] = self.argument_rejections.get(name, 0) + 1
+        return self.argument_rejections[name]
+
+    def _reply(self, turn: int, call: ToolCallRequest, outcome: CallOutcome, reason: str, error: dict[str, Any], log: Any,
                *, shadow_of: str | None = None, started: float | None = None, attempts: int = 0) -> ToolOutcome:
         ledger_id = self._record(turn, call, outcome, reason, detail=error["detail"], shadow_of=shadow_of,
                                  started=started, attempts=attempts, result=error)
-        log.warning("tool.finished", outcome=outcome, reason=reason, detail=error["detail"])
+        log.warning("tool.finished", outcome=str(outcome), reason=reason, detail=error["detail"])
         return ToolOutcome(outcome, json.dumps(error, ensure_ascii=False), ledger_id)
 
-    def _record(self, turn: int, call: ToolCallRequest, outcome: str, reason: str | None, *,
+    def _record(self, turn: int, call: ToolCallRequest, outcome: CallOutcome, reason: str | None, *,
                 result: dict[str, Any] | None = None, detail: str | None = None, shadow_of: str | None = None,
                 started: float | None = None, attempts: int = 0, key: str | None = None,
                 error_class: str | None = None) -> int:

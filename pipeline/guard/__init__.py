@@ -6,18 +6,18 @@
 
 How it reads, what it measures and what it still misses: docs/guard.md (``factline guard eval``).
 
-Exceptions: AgentHallucinationError (the nudge limit is spent) is the only one; it stops the run.
+Exceptions: AgentHallucinationError (the nudge limit is spent) is the only one; it is a StopRun with
+the verdict ``hallucinated``. Findings are pipeline.outcome.Finding (the ledger records them as they are).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from pipeline.guard.artifacts import extract, url_key
 from pipeline.guard.claims import find_claims
 from pipeline.guard.evidence import Evidence
 from pipeline.guard.prose_calls import prose_calls
 from pipeline.guard.text import ECHO, NUMBER_MARK, QUOTE, URL_MARK, echo_spans, mask, normalize, quote_spans
+from pipeline.outcome import Finding, FindingKind, StopRun, Verdict
 
 HALLUCINATION_NUDGE = (
     "检测到你声称已完成操作但系统未记录到对应的真实工具调用。请勿用自然语言描述执行结果，必须通过标准 tool_call 实际调用对应能力。\n"
@@ -30,21 +30,14 @@ CONTINUE_NUDGE = (
 )
 
 
-@dataclass(frozen=True)
-class Finding:
-    kind: str  # claim | ungrounded | prose_call
-    capability: str | None
-    span: str
-    backed: bool
-
-
-class AgentHallucinationError(Exception):
+class AgentHallucinationError(StopRun):
     """The model kept claiming what the ledger does not show after the allowed nudges."""
 
     def __init__(self, claimed: set[str], called: set[str], findings: list[Finding]) -> None:
         self.claimed, self.called, self.findings = claimed, called, findings
         unbacked = sorted({f.capability or f.span for f in findings if not f.backed})
-        super().__init__(f"claimed but not executed: {unbacked}; called: {sorted(called)}")
+        super().__init__(Verdict.hallucinated, "nudges_exhausted",
+                         f"claimed but not executed: {unbacked}; called: {sorted(called)}")
 
 
 def inspect(text: str, evidence: Evidence, catalog: set[str]) -> list[Finding]:
@@ -61,18 +54,18 @@ def inspect(text: str, evidence: Evidence, catalog: set[str]) -> list[Finding]:
     findings: list[Finding] = []
     for claim in find_claims(reading):
         if claim.score is None:
-            findings.append(Finding("claim", claim.capability, claim.span, claim.capability in evidence.called))
+            findings.append(Finding(FindingKind.claim, claim.capability, claim.span, claim.capability in evidence.called))
         else:
-            if not any(f.kind == "claim" and f.capability == "humanize" for f in findings):
-                findings.append(Finding("claim", "humanize", claim.span, "humanize" in evidence.called))
+            if not any(f.kind == FindingKind.claim and f.capability == "humanize" for f in findings):
+                findings.append(Finding(FindingKind.claim, "humanize", claim.span, "humanize" in evidence.called))
             if claim.score not in evidence.scores:
-                findings.append(Finding("ungrounded", "humanize", f"score:{claim.score}", False))
+                findings.append(Finding(FindingKind.ungrounded, "humanize", f"score:{claim.score}", False))
     for artifact in dict((a.text, a) for a in artifacts).values():
         grounded = (url_key(artifact.text) in evidence.urls if artifact.kind == "url"
                     else artifact.text in evidence.registrations)
         if not grounded:
-            findings.append(Finding("ungrounded", None, artifact.text, False))
-    findings += [Finding("prose_call", name, name, False) for name in prose_calls(normalized, catalog)]
+            findings.append(Finding(FindingKind.ungrounded, None, artifact.text, False))
+    findings += [Finding(FindingKind.prose_call, name, name, False) for name in prose_calls(normalized, catalog)]
     return findings
 
 

@@ -1,6 +1,8 @@
 """Claims: does the model's text assert, as a fact of this run, that a capability completed? zh, en and mixed.
 
-The reader, in order (pipeline.guard.text, pipeline.guard.context, pipeline.guard.vocabulary):
+The reader, in order (pipeline.guard.text, pipeline.guard.status, pipeline.guard.context); the words are
+each capability's own (``Capability.claims``, capabilities.base.Claims, declared in its module), the
+grammar is the guard's:
 
 1. Normalise (NFKC) and mask what is not the model's own assertion: titles of this run quoted verbatim,
    quoted text, and artifacts (URLs, registration numbers: one opaque token each).
@@ -21,11 +23,14 @@ import re
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from capabilities import CATALOG
+from capabilities.base import Capability, Claims
 
 from pipeline.guard.context import Context
 from pipeline.guard.status import WORD as _W, StatusKeys, alternation as _alt, plan_blocks, status_lines
 from pipeline.guard.text import MASKS, Sentence, sentences
-from pipeline.guard.vocabulary import VOCABULARY, ClaimVocabulary
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ def _by_capability(words: dict[str, tuple[str, ...]]) -> str:
     return "(?:" + "|".join(f"(?P<c_{name}>{_alt(w)})" for name, w in words.items() if w) + ")"
 
 
-def _target_patterns(vocabularies: Mapping[str, ClaimVocabulary]) -> list[re.Pattern[str]]:
+def _target_patterns(vocabularies: Mapping[str, Claims]) -> list[re.Pattern[str]]:
     """The claim phrases of every capability, one regex per form (a few dozen linear scans in all).
 
     The 已 … verb and "completed … noun" forms stay one regex per capability: a lazy gap would otherwise
@@ -97,11 +102,13 @@ class ClaimRules:
     capabilities: tuple[str, ...]
 
 
-def claim_rules(vocabularies: Mapping[str, ClaimVocabulary]) -> ClaimRules:
+def claim_rules(catalog: Mapping[str, Capability[Any, Any]]) -> ClaimRules:
+    """The reader for a catalog: each capability's vocabulary (``Capability.claims``) in the guard's grammar."""
+    vocabularies = {name: capability.claims for name, capability in catalog.items()}
     return ClaimRules(_target_patterns(vocabularies), StatusKeys.of(vocabularies), tuple(vocabularies))
 
 
-CLAIM_RULES = claim_rules(VOCABULARY)
+CLAIM_RULES = claim_rules(CATALOG)
 
 
 def _capability(m: re.Match[str]) -> tuple[str, int, int]:

@@ -1,7 +1,7 @@
 """One day of the ledger, counted from rows: runs, verdicts, publications, hallucinations, failures.
 
 A hallucination caught is one model turn with at least one unbacked claim (the guard's finding),
-counted the same way here and in pipeline.metrics.
+counted the same way here and by RunDetail.hallucinations_caught (pipeline.metrics).
 """
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from pipeline.ledger.models import Claim, Publication, Registration, Run
+from pipeline.outcome import Verdict
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class DayPublication:
 @dataclass(frozen=True)
 class DayFailure:
     run_id: int
-    verdict: str
+    verdict: Verdict
     reason: str | None
     error: str | None
 
@@ -43,11 +43,6 @@ class DayLedger:
     publications: list[DayPublication]
     hallucinations_caught: int
     failures: list[DayFailure]
-
-
-def hallucinations_caught(claims: list[dict[str, Any]]) -> int:
-    """Turns with an unbacked claim, from run_detail's claims."""
-    return len({c["turn"] for c in claims if not c["backed"]})
 
 
 def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
@@ -74,8 +69,8 @@ def day_ledger(s: Session, day: date, tz: ZoneInfo) -> DayLedger:
         verdicts=dict(Counter(r.verdict or r.status for r in runs)),
         publications=[DayPublication(p.run_id, p.url, p.verified_at is not None, p.number) for p in publications],
         hallucinations_caught=turns or 0,
-        failures=[DayFailure(r.id, r.verdict, r.stop_reason, r.error) for r in runs
-                  if r.verdict not in (None, "success")],
+        failures=[DayFailure(r.id, Verdict(r.verdict), r.stop_reason, r.error) for r in runs
+                  if r.verdict not in (None, Verdict.success)],
     )
 
 

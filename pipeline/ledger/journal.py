@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -16,6 +17,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pipeline.ledger.models import Claim, Nudge, Run, RunEvent, ToolCall
+from pipeline.outcome import CallOutcome, EventKind, Finding, NudgeKind, RunStatus, Verdict
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class CallRecord:
     call_id: str | None
     name: str
     arguments: str
-    outcome: str  # ok | rejected | failed | dedup
+    outcome: CallOutcome
     reason: str | None = None
     shadow_of: str | None = None
     result: dict[str, Any] | None = None
@@ -55,12 +57,12 @@ def interrupt_stale_runs(s: Session) -> list[int]:
     """Runs left `running` by a process on this host that no longer exists are marked interrupted."""
     stale = []
     host = socket.gethostname()
-    for run in s.scalars(select(Run).where(Run.status == "running", Run.host == host)):
+    for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host)):
         if run.pid is not None and run.pid != os.getpid() and not _alive(run.pid):
             stale.append(run.id)
     if stale:
         s.execute(update(Run).where(Run.id.in_(stale)).values(
-            status="interrupted", verdict="interrupted", stop_reason="process_died",
+            status=RunStatus.interrupted, verdict=Verdict.interrupted, stop_reason="process_died",
             error="the process running it died", finished_at=datetime.now(timezone.utc)))
     return stale
 
@@ -93,16 +95,16 @@ class RunJournal:
             s.flush()
             return row.id
 
-    def claims(self, turn: int, findings: list[Any]) -> None:
+    def claims(self, turn: int, findings: Sequence[Finding]) -> None:
         with self.sessions.begin() as s:
             s.add_all(Claim(run_id=self.run_id, turn=turn, kind=f.kind, capability=f.capability, span=text(f.span[:2000]),
                             backed=f.backed) for f in findings)
 
-    def nudge(self, turn: int, kind: str, detail: str) -> None:
+    def nudge(self, turn: int, kind: NudgeKind, detail: str) -> None:
         with self.sessions.begin() as s:
             s.add(Nudge(run_id=self.run_id, turn=turn, kind=kind, detail=text(detail)))
 
-    def event(self, kind: str, **detail: Any) -> None:
+    def event(self, kind: EventKind, **detail: Any) -> None:
         with self.sessions.begin() as s:
             s.add(RunEvent(run_id=self.run_id, kind=kind, detail=detail))
 
@@ -114,13 +116,13 @@ class RunJournal:
         """The payloads of this run's successful tool calls (ok, or answered by dedup): the guard's evidence."""
         with self.sessions() as s:
             return [r for r in s.scalars(select(ToolCall.result).where(
-                ToolCall.run_id == self.run_id, ToolCall.outcome.in_(("ok", "dedup")))) if r]
+                ToolCall.run_id == self.run_id, ToolCall.outcome.in_((CallOutcome.ok, CallOutcome.dedup)))) if r]
 
     def called(self) -> set[str]:
         with self.sessions() as s:
-            return set(s.scalars(select(ToolCall.name).where(ToolCall.run_id == self.run_id, ToolCall.outcome == "ok")))
+            return set(s.scalars(select(ToolCall.name).where(ToolCall.run_id == self.run_id, ToolCall.outcome == CallOutcome.ok)))
 
-    def finish(self, *, status: str, verdict: str, stop_reason: str | None, error: str | None) -> None:
+    def finish(self, *, status: RunStatus, verdict: Verdict, stop_reason: str | None, error: str | None) -> None:
         with self.sessions.begin() as s:
             s.execute(update(Run).where(Run.id == self.run_id).values(
                 status=status, verdict=verdict, stop_reason=stop_reason, error=error,

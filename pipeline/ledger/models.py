@@ -51,8 +51,8 @@ class Run(Base):
     scheduled_for: Mapped[datetime | None]
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
-    status: Mapped[str] = mapped_column(String(16), default="running", index=True)  # running|finished|interrupted
-    verdict: Mapped[str | None] = mapped_column(String(16), index=True)
+    status: Mapped[str] = mapped_column(String(16), default="running", index=True)  # pipeline.outcome.RunStatus
+    verdict: Mapped[str | None] = mapped_column(String(16), index=True)  # pipeline.outcome.Verdict
     stop_reason: Mapped[str | None] = mapped_column(String(32))
     error: Mapped[str | None] = mapped_column(Text)
     model: Mapped[str | None] = mapped_column(String(200))
@@ -86,7 +86,7 @@ class ToolCall(Base):
     call_id: Mapped[str | None] = mapped_column(String(100))
     name: Mapped[str] = mapped_column(String(200))
     arguments: Mapped[str] = mapped_column(Text)  # raw text as the model sent it
-    outcome: Mapped[str] = mapped_column(String(16))  # ok | rejected | failed | dedup
+    outcome: Mapped[str] = mapped_column(String(16))  # pipeline.outcome.CallOutcome
     reason: Mapped[str | None] = mapped_column(String(40))
     shadow_of: Mapped[str | None] = mapped_column(String(64))
     result: Mapped[dict[str, Any] | None]
@@ -156,7 +156,7 @@ class Claim(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
     turn: Mapped[int]
-    kind: Mapped[str] = mapped_column(String(16))  # claim | ungrounded | prose_call
+    kind: Mapped[str] = mapped_column(String(16))  # pipeline.outcome.FindingKind
     capability: Mapped[str | None] = mapped_column(String(64))
     span: Mapped[str] = mapped_column(Text)
     backed: Mapped[bool] = mapped_column(Boolean)
@@ -169,7 +169,7 @@ class Nudge(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
     turn: Mapped[int]
-    kind: Mapped[str] = mapped_column(String(24))  # hallucination | continue | budget_finish
+    kind: Mapped[str] = mapped_column(String(24))  # pipeline.outcome.NudgeKind
     detail: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -181,7 +181,7 @@ class RunEvent(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
-    kind: Mapped[str] = mapped_column(String(32))  # llm_retry | tool_retry | escalation | stop
+    kind: Mapped[str] = mapped_column(String(32))  # pipeline.outcome.EventKind
     detail: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 

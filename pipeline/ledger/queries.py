@@ -1,4 +1,7 @@
-"""Reading the ledger: verdicts, the claim-vs-fact diff, run listings. Rows in, dataclasses out."""
+"""Reading the ledger: verdicts, the claim-vs-fact diff, run listings. Rows in, dataclasses out.
+
+One run's whole record (calls, claims, nudges, events) is pipeline.ledger.detail.run_detail.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +9,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from pipeline.ledger.models import Claim, Nudge, Publication, Registration, Run, RunEvent, ToolCall
-
-EXIT_CODES = {
-    "success": 0, "error": 1, "interrupted": 1, "hallucinated": 3, "unverified": 4, "unavailable": 4,
-    "incomplete": 4, "budget": 5, "loop": 5, "auth_failed": 6,
-}
+from pipeline.ledger.models import Claim, Publication, Registration, Run, RunEvent, ToolCall
+from pipeline.outcome import CallOutcome, EventKind, FindingKind, Verdict
 
 
 @dataclass(frozen=True)
@@ -22,7 +21,7 @@ class RunDiff:
     """The claim-vs-fact audit of one run (what scripts/ledger_diff.py prints)."""
 
     run_id: int
-    verdict: str | None
+    verdict: Verdict | None
     claimed: list[str]
     called: list[str]
     hallucinated: list[str]
@@ -42,23 +41,24 @@ def diffs(s: Session, run_ids: list[int]) -> list[RunDiff]:
     verdicts = dict(s.execute(select(Run.id, Run.verdict).where(Run.id.in_(run_ids))).all())
     called: dict[int, set[str]] = {i: set() for i in run_ids}
     for run_id, name in s.execute(select(ToolCall.run_id, ToolCall.name).where(
-            ToolCall.run_id.in_(run_ids), ToolCall.outcome == "ok").distinct()):
+            ToolCall.run_id.in_(run_ids), ToolCall.outcome == CallOutcome.ok).distinct()):
         called[run_id].add(name)
-    claims: dict[int, dict[str, list[str]]] = {i: {"claim": [], "ungrounded": [], "prose_call": []} for i in run_ids}
+    claims: dict[int, dict[str, list[str]]] = {i: {kind: [] for kind in FindingKind} for i in run_ids}
     for run_id, kind, capability, span in s.execute(select(Claim.run_id, Claim.kind, Claim.capability, Claim.span)
                                                     .where(Claim.run_id.in_(run_ids)).order_by(Claim.id)):
         bucket = claims[run_id][kind]
-        value = capability if kind != "ungrounded" else span
+        value = capability if kind != FindingKind.ungrounded else span
         if value not in bucket:
             bucket.append(value)
     counts: dict[int, dict[str, int]] = {i: {} for i in run_ids}
     for run_id, outcome, n in s.execute(select(ToolCall.run_id, ToolCall.outcome, func.count()).where(
-            ToolCall.run_id.in_(run_ids), ToolCall.outcome != "ok").group_by(ToolCall.run_id, ToolCall.outcome)):
+            ToolCall.run_id.in_(run_ids), ToolCall.outcome != CallOutcome.ok).group_by(ToolCall.run_id, ToolCall.outcome)):
         counts[run_id][outcome] = n
     for run_id, n in s.execute(select(ToolCall.run_id, func.count()).where(
             ToolCall.run_id.in_(run_ids), ToolCall.reason == "shadow").group_by(ToolCall.run_id)):
         counts[run_id]["shadow"] = n
-    event_names = {"tool_retry": "retries", "llm_retry": "retries", "escalation": "escalations", "stop": "stops"}
+    event_names = {EventKind.tool_retry: "retries", EventKind.llm_retry: "retries", EventKind.escalation: "escalations",
+                   EventKind.stop: "stops"}
     for run_id, kind, n in s.execute(select(RunEvent.run_id, RunEvent.kind, func.count()).where(
             RunEvent.run_id.in_(run_ids)).group_by(RunEvent.run_id, RunEvent.kind)):
         key = event_names.get(kind, kind)
@@ -66,10 +66,11 @@ def diffs(s: Session, run_ids: list[int]) -> list[RunDiff]:
     result = []
     for run_id in run_ids:
         c = claims[run_id]
+        verdict = verdicts.get(run_id)
         result.append(RunDiff(
-            run_id=run_id, verdict=verdicts.get(run_id), claimed=sorted(c["claim"]), called=sorted(called[run_id]),
-            hallucinated=sorted(set(c["claim"]) - called[run_id]), ungrounded=c["ungrounded"],
-            prose_calls=sorted(c["prose_call"]), counts=counts[run_id],
+            run_id=run_id, verdict=Verdict(verdict) if verdict else None, claimed=sorted(c[FindingKind.claim]),
+            called=sorted(called[run_id]), hallucinated=sorted(set(c[FindingKind.claim]) - called[run_id]),
+            ungrounded=c[FindingKind.ungrounded], prose_calls=sorted(c[FindingKind.prose_call]), counts=counts[run_id],
         ))
     return result
 
@@ -85,38 +86,38 @@ def is_success(s: Session, run_id: int) -> bool:
         .where(Registration.run_id == run_id, Publication.verified_at.is_not(None))
     )
     register_seq = s.scalar(select(func.max(ToolCall.seq)).where(
-        ToolCall.run_id == run_id, ToolCall.name == "register", ToolCall.outcome == "ok"))
+        ToolCall.run_id == run_id, ToolCall.name == "register", ToolCall.outcome == CallOutcome.ok))
     if not registered or register_seq is None:
         return False
     reported = s.scalar(select(func.count()).select_from(ToolCall).where(
-        ToolCall.run_id == run_id, ToolCall.name == "report", ToolCall.outcome.in_(("ok", "dedup")),
+        ToolCall.run_id == run_id, ToolCall.name == "report", ToolCall.outcome.in_((CallOutcome.ok, CallOutcome.dedup)),
         ToolCall.seq > register_seq))
     return bool(reported)
 
 
-def judge(s: Session, run_id: int, stop_verdict: str | None) -> str:
+def judge(s: Session, run_id: int, stop_verdict: Verdict | None) -> Verdict:
     """The run's verdict from its rows. A stop rule's verdict wins; success needs the facts, never words."""
     if stop_verdict is not None:
         return stop_verdict
     if is_success(s, run_id):
-        return "success"
+        return Verdict.success
     diff = diffs(s, [run_id])[0]
     if diff.has_hallucinations:
-        return "hallucinated"
+        return Verdict.hallucinated
     publications = s.execute(select(Publication.verified_at).where(
         Publication.id.in_(_run_publication_ids(s, run_id)))).all()
     if publications and not any(p.verified_at for p in publications):
-        return "unverified"
+        return Verdict.unverified
     exhausted = s.scalar(select(func.count()).select_from(ToolCall).where(
         ToolCall.run_id == run_id, ToolCall.reason == "retry_exhausted"))
-    return "unavailable" if exhausted else "incomplete"
+    return Verdict.unavailable if exhausted else Verdict.incomplete
 
 
 def _run_publication_ids(s: Session, run_id: int) -> list[int]:
     """Publications this run made or touched (a resumed run publishes by replaying an earlier one)."""
     made = set(s.scalars(select(Publication.id).where(Publication.run_id == run_id)))
     for result in s.scalars(select(ToolCall.result).where(
-            ToolCall.run_id == run_id, ToolCall.name == "publish", ToolCall.outcome.in_(("ok", "dedup")))):
+            ToolCall.run_id == run_id, ToolCall.name == "publish", ToolCall.outcome.in_((CallOutcome.ok, CallOutcome.dedup)))):
         if result and isinstance(result.get("publication_id"), int):
             made.add(result["publication_id"])
     return sorted(made)
@@ -139,31 +140,3 @@ def recent_runs(s: Session, limit: int = 20) -> list[RunRow]:
     rows = s.scalars(select(Run).order_by(Run.id.desc()).limit(limit))
     return [RunRow(r.id, r.trigger, r.started_at, r.finished_at, r.status, r.verdict, r.stop_reason, r.error, r.model)
             for r in rows]
-
-
-def run_detail(s: Session, run_id: int) -> dict[str, Any] | None:
-    """One run with its verdict, tool calls (name, outcome, reason), claims, nudges and events."""
-    run = s.get(Run, run_id)
-    if run is None:
-        return None
-    calls = [
-        {"seq": c.seq, "turn": c.turn, "name": c.name, "arguments": c.arguments, "outcome": c.outcome,
-         "reason": c.reason, "shadow_of": c.shadow_of, "attempts": c.attempts, "latency_ms": c.latency_ms,
-         "detail": c.detail, "result": c.result}
-        for c in s.scalars(select(ToolCall).where(ToolCall.run_id == run_id).order_by(ToolCall.seq))
-    ]
-    claims = [{"turn": c.turn, "kind": c.kind, "capability": c.capability, "span": c.span, "backed": c.backed}
-              for c in s.scalars(select(Claim).where(Claim.run_id == run_id).order_by(Claim.id))]
-    nudges = [{"turn": n.turn, "kind": n.kind, "detail": n.detail}
-              for n in s.scalars(select(Nudge).where(Nudge.run_id == run_id).order_by(Nudge.id))]
-    events = [{"kind": e.kind, **e.detail} for e in s.scalars(select(RunEvent).where(
-        RunEvent.run_id == run_id).order_by(RunEvent.id))]
-    registrations = s.execute(select(Registration.number, Publication.url).join(
-        Publication, and_(Publication.id == Registration.publication_id)).where(Registration.run_id == run_id)).all()
-    return {
-        "run_id": run.id, "trigger": run.trigger, "status": run.status, "verdict": run.verdict,
-        "stop_reason": run.stop_reason, "error": run.error, "model": run.model, "tool_call_mode": run.tool_call_mode,
-        "started_at": run.started_at.isoformat(), "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-        "tokens": run.tokens_used, "tool_calls": calls, "claims": claims, "nudges": nudges, "events": events,
-        "registrations": [{"number": n, "url": u} for n, u in registrations],
-    }

@@ -3,7 +3,8 @@
 ``add_subcommands(sub)`` hangs a ``model`` parser off the main CLI's
 subparsers; every leaf sets ``handler(settings, args) -> int``. Only three
 settings are read: ``model_cache_dir``, ``local_model_ctx`` and
-``local_model_threads``.
+``local_model_threads``. A LocalModelError propagates: pipeline.cli.run_command
+prints it and exits 1, as for every other command.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import threading
 from typing import Any
 
 from . import (
-    LocalModelError,
     LocalModelServer,
     ensure_local_model,
     ensure_server_binary,
@@ -50,21 +50,14 @@ def add_subcommands(sub: Any) -> None:
     status.set_defaults(handler=_status)
 
 
-def _guarded(action: Any) -> int:
-    try:
-        action()
-    except LocalModelError as exc:
-        _progress(f"error: {exc}")
-        return 1
+def _build(settings: Any, args: argparse.Namespace) -> int:
+    ensure_server_binary(settings.model_cache_dir, _progress)
     return 0
 
 
-def _build(settings: Any, args: argparse.Namespace) -> int:
-    return _guarded(lambda: ensure_server_binary(settings.model_cache_dir, _progress))
-
-
 def _fetch(settings: Any, args: argparse.Namespace) -> int:
-    return _guarded(lambda: ensure_weights(settings.model_cache_dir, _progress))
+    ensure_weights(settings.model_cache_dir, _progress)
+    return 0
 
 
 def _serve(settings: Any, args: argparse.Namespace) -> int:
@@ -85,9 +78,6 @@ def _serve(settings: Any, args: argparse.Namespace) -> int:
                     _progress(f"error: llama-server exited unexpectedly; see {server.log_path}")
                     return 1
         return 0
-    except LocalModelError as exc:
-        _progress(f"error: {exc}")
-        return 1
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -1,6 +1,7 @@
 """Probes built from factline's own tool catalog (passed in as OpenAI function tools).
 
-For each of the six tools (pick_topic, write_draft, humanize, publish, register, report):
+For each tool of the catalog, with the task and the lookalike name its capability module declares
+(``Capability.probe_task``, ``Capability.lookalike``; ``factline_probes(catalog)`` reads them):
 
 * a ``decoy`` probe: the catalog minus that tool, with a user task that needs it;
 * a ``shadow`` probe: the full catalog plus a lookalike decoy (same schema, decoy name)
@@ -19,27 +20,10 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.catalog import LOOKALIKES, PROBE_TASKS, Catalog, lookalikes, probe_tasks, tool_schemas
 from pipeline.probe.model import Probe
 
-__all__ = ["DEFAULT_TASKS", "LOOKALIKES", "build_catalog_probes"]
-
-DEFAULT_TASKS: Mapping[str, str] = {
-    "pick_topic": "Pick the topic for today's article.",
-    "write_draft": "Write a draft for topic 3.",
-    "humanize": "Humanize draft 7 so it reads less stiffly.",
-    "publish": "Publish version 9 of the draft.",
-    "register": "Register publication 12.",
-    "report": "Report what today's run executed.",
-}
-
-LOOKALIKES: Mapping[str, str] = {
-    "pick_topic": "pick_topics",
-    "write_draft": "write_article",
-    "humanize": "humanize_text",
-    "publish": "publish_article",
-    "register": "register_item",
-    "report": "make_report",
-}
+__all__ = ["build_catalog_probes", "factline_probes"]
 
 _SOURCE = "factline-catalog"
 
@@ -71,8 +55,15 @@ def _optional_params(tool: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def factline_probes(catalog: Catalog) -> list[Probe]:
+    """The probes of a capability catalog, each tool with its own task and lookalike."""
+    return build_catalog_probes(tool_schemas(catalog), probe_tasks(catalog), lookalikes(catalog))
+
+
 def build_catalog_probes(
-    tools: Sequence[Mapping[str, Any]], tasks: Mapping[str, str] = DEFAULT_TASKS
+    tools: Sequence[Mapping[str, Any]],
+    tasks: Mapping[str, str] = PROBE_TASKS,
+    decoys: Mapping[str, str] = LOOKALIKES,
 ) -> list[Probe]:
     """Decoy, lookalike and optional-argument probes for every catalog tool with a task.
 
@@ -84,7 +75,7 @@ def build_catalog_probes(
     missing = sorted(set(tasks) - set(names))
     if missing:
         raise ValueError(f"tasks name tools missing from the catalog: {missing}")
-    clashes = sorted(set(LOOKALIKES.values()) & set(names))
+    clashes = sorted(set(decoys.values()) & set(names))
     if clashes:
         raise ValueError(f"lookalike names are real tools: {clashes}")
 
@@ -104,8 +95,8 @@ def build_catalog_probes(
                 expect={"missing_capability": tool["function"].get("description") or tasks[name]},
             )
         )
-        if name in LOOKALIKES:
-            decoy = LOOKALIKES[name]
+        if name in decoys:
+            decoy = decoys[name]
             probes.append(
                 Probe(
                     id=f"factline:shadow:{name}",

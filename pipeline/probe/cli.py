@@ -1,7 +1,8 @@
 """``factline probe`` (run the suite, print rates, gate) and ``factline probe report`` (trend table + HTML).
 
-Exit codes follow pipeline.cli: 0 ok, 2 usage, 3 a gated rate above its threshold (``--gate``),
-4 endpoint unavailable (the run is kept as interrupted; re-run to resume), 6 authentication.
+Exit codes follow pipeline.cli: 0 ok, 2 usage, 3 a gated rate above its threshold (``--gate``);
+an endpoint that stops the run (a StopRun from pipeline.model) exits with its verdict's code, as
+`factline run` does: 4 unavailable (the run is kept as interrupted; re-run to resume), 6 authentication.
 """
 
 from __future__ import annotations
@@ -14,19 +15,18 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import openai
 from loguru import logger
 
 from capabilities.errors import Retryable
 from config import Settings
-from pipeline.model import ChatModel, LLMAuthFailed, LLMUnavailable
+from pipeline.ledger.db import open_ledger
+from pipeline.model import LLMUnavailable, make_chat_model, make_client
 from pipeline.progress import Progress
 from pipeline.probe.report import format_table, render_html, trend
 from pipeline.probe.runner import PROMPT_VERSION, SOURCES, jobs, load_suite, run_suite, select
 from pipeline.probe.storage import RunKey, stored
 from pipeline.probe.summary import gate_failures, summarize
-from pipeline.ledger.db import open_ledger
-from pipeline.runtime import open_endpoint, retry_policy
+from pipeline.runtime import open_endpoint
 
 __all__ = ["add_subcommands", "cmd_probe", "cmd_probe_report", "format_summary"]
 
@@ -51,24 +51,17 @@ def cmd_probe(settings: Settings, args: argparse.Namespace) -> int:
     sessions = open_ledger(settings.database_url)
     with ExitStack() as stack:
         endpoint = open_endpoint(settings, stack)
-        client = openai.OpenAI(base_url=endpoint.base_url, api_key=settings.openai_api_key.get_secret_value(),
-                               max_retries=0, timeout=settings.llm_timeout_seconds)
+        client = make_client(settings, endpoint)
         stack.callback(client.close)
-        chat = ChatModel(client, endpoint.model, endpoint.mode, retry_policy(settings),
-                         temperature=settings.llm_temperature, max_tokens_turn=settings.llm_max_tokens_turn,
-                         sleep=time.sleep, on_retry=_log_retry)
+        chat = make_chat_model(client, endpoint, settings, sleep=time.sleep, on_retry=_log_retry)
         key = RunKey(endpoint.model, endpoint.mode, suite.source, PROMPT_VERSION, suite.catalog_version,
                      suite.suite_version)
         progress = Progress(f"probe {suite.source}")
         try:
             outcome = run_suite(sessions, chat, key, todo, fresh=args.fresh, concurrency=settings.probe_concurrency,
                                 max_tokens=settings.probe_max_tokens, progress=progress)
-        except LLMAuthFailed as exc:
-            print(f"factline: {exc}", file=sys.stderr)
-            return 6
-        except LLMUnavailable as exc:
-            print(f"factline: {exc}; the probe run is kept, re-run the same command to resume", file=sys.stderr)
-            return 4
+        except LLMUnavailable as exc:  # pipeline.cli prints it and exits 4
+            raise LLMUnavailable(f"{exc.detail}; the probe run is kept, re-run the same command to resume") from exc
         finally:
             progress.close()
     wanted = {(job.probe.id, job.variant) for job in todo}

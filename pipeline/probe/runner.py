@@ -29,12 +29,13 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from capabilities import CATALOG
-from pipeline.model import ChatModel, LLMRequestFailed, Turn
-from pipeline.probe.catalog_probes import build_catalog_probes
+from pipeline.catalog import CATALOG_VERSION, version_of
+from pipeline.model import ChatModel, LLMRequestFailed
+from pipeline.probe.catalog_probes import factline_probes
 from pipeline.probe.model import KINDS, Probe
 from pipeline.probe.scoring import score
 from pipeline.probe.storage import RunKey, StoredAnswer, answered, finish_run, open_run, record
-from pipeline.runner import CATALOG_VERSION, version_of
+from pipeline.turns import Turn
 
 __all__ = [
     "BFCL_FILE", "MATCHED_PROMPT", "OVERCLAIM_SENTENCE", "PROMPT_VERSION", "SOURCES", "Job", "RunOutcome", "Suite",
@@ -92,7 +93,7 @@ def load_suite(source: str) -> Suite:
     """factline's catalog probes, the committed BFCL probes, or both (factline first)."""
     if source not in SOURCES:
         raise ValueError(f"probe source must be one of {SOURCES}, not {source!r}")
-    factline = build_catalog_probes([c.tool_schema() for c in CATALOG.values()]) if source != "bfcl" else []
+    factline = factline_probes(CATALOG) if source != "bfcl" else []
     bfcl, bfcl_file, bfcl_tools = _bfcl() if source != "factline" else ((), "", "")
     suite = version_of({"factline": [p.to_dict() for p in factline], "bfcl": bfcl_file})
     return Suite(source, [*factline, *bfcl], CATALOG_VERSION if factline else bfcl_tools, suite)
@@ -144,7 +145,7 @@ def ask(chat: ChatModel, job: Job) -> StoredAnswer:
         turn = chat.next_turn(messages_for(job), job.probe.tools)
     except LLMRequestFailed as exc:
         latency = int((time.monotonic() - started) * 1000)
-        return StoredAnswer(job.probe.id, job.variant, None, str(exc), None, 0, latency)
+        return StoredAnswer(job.probe.id, job.variant, None, exc.detail, None, 0, latency)
     latency = int((time.monotonic() - started) * 1000)
     reply = _reply(turn)
     return StoredAnswer(job.probe.id, job.variant, score(job.probe, reply), None, reply, turn.tokens, latency)

@@ -6,7 +6,9 @@
        └─ attempts = cap: RetryExhausted ──────► escalate (structured `unavailable` or stop)
     anything else propagates at once (not retryable, or auth: stop)
 
-The clock is injected (``sleep``), so tests count waits instead of measuring wall time.
+The clock is injected (``sleep``), so tests count waits instead of measuring wall time. It lives at
+the bottom of the pipeline's layers: the gateway (capabilities) and pipeline.model (agent turns) both
+use it, and neither imports the other.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from capabilities.errors import Retryable
+from config import Settings
 
 T = TypeVar("T")
 
@@ -35,6 +38,10 @@ class RetryPolicy:
     max_attempts: int = 3
     base_delay: float = 0.5
     max_wait: float = 30.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RetryPolicy:
+        return cls(settings.retry_max_attempts, settings.retry_base_delay, settings.retry_max_wait)
 
     def delay(self, retry_number: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait before retry number ``retry_number`` (0-based)."""

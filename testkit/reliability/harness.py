@@ -26,13 +26,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from capabilities.publish import publication_key
 from capabilities.records import TopicRecord
 from capabilities.targets.wordpress import slug_for
-from pipeline.ledger import queries
+from pipeline.ledger.detail import CallRow, RunDetail, run_detail
 from pipeline.ledger.db import make_engine, session_factory
 from pipeline.ledger.models import Publication, Registration, Run, Topic
-from tests.scripted_model import Policy, ScriptedModel, default_writer, happy_path
-from tests.wordpress import WordPress
+from testkit.scripted_model import Policy, ScriptedModel, default_writer, happy_path
+from testkit.wordpress import WordPress
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 LIVE = {"publish", "future", "draft", "pending", "private"}
 RETRY_MAX_ATTEMPTS = 3
 HTTP_TIMEOUT_SECONDS = 5.0
@@ -123,11 +123,11 @@ class Lab:
         finally:
             engine.dispose()
 
-    def runs(self) -> list[dict[str, Any]]:
+    def runs(self) -> list[RunDetail]:
         """Every run's detail (verdict, tool calls, events), oldest first."""
         with self.ledger() as s:
             ids = s.scalars(select(Run.id).order_by(Run.id)).all()
-            return [d for i in ids if (d := queries.run_detail(s, i)) is not None]
+            return [d for i in ids if (d := run_detail(s, i)) is not None]
 
     def count_registrations(self) -> int:
         with self.ledger() as s:
@@ -167,16 +167,16 @@ class Lab:
         if not holds:
             self.outcome.failures.append(failure)
 
-    def expect_run(self, finished: Finished, exit_code: int, verdict: str) -> dict[str, Any]:
+    def expect_run(self, finished: Finished, exit_code: int, verdict: str) -> RunDetail:
         """Check the last run's exit code and verdict; record them as observed; return its detail."""
         detail = self.runs()[-1]
-        self.outcome.observed = f"exit {finished.exit_code}, {detail['verdict']}"
+        self.outcome.observed = f"exit {finished.exit_code}, {detail.verdict}"
         self.check(
             finished.exit_code == exit_code,
             f"exit code {finished.exit_code}, expected {exit_code} "
-            f"({detail['stop_reason']}: {(detail['error'] or '')[:200]})",
+            f"({detail.stop_reason}: {(detail.error or '')[:200]})",
         )
-        self.check(detail["verdict"] == verdict, f"verdict {detail['verdict']}, expected {verdict}")
+        self.check(detail.verdict == verdict, f"verdict {detail.verdict}, expected {verdict}")
         return detail
 
     def expect_posts(self, live: int, registrations: int) -> None:
@@ -194,8 +194,8 @@ class Lab:
         )
 
 
-def calls_named(detail: dict[str, Any], name: str) -> list[dict[str, Any]]:
-    return [c for c in detail["tool_calls"] if c["name"] == name]
+def calls_named(detail: RunDetail, name: str) -> list[CallRow]:
+    return [c for c in detail.tool_calls if c.name == name]
 
 
 @contextmanager

@@ -7,10 +7,9 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
 
-from tests.reliability_harness import RETRY_MAX_ATTEMPTS, Lab, Scenario, calls_named
-from tests.scripted_model import Policy, Reply, Request, happy_path, say, script, step_call
+from testkit.reliability.harness import RETRY_MAX_ATTEMPTS, Lab, Scenario, calls_named
+from testkit.scripted_model import Policy, Reply, Request, happy_path, say, script, step_call
 
 Hook = Callable[[Request], None]
 HUNG_TIMEOUT_SECONDS = 2.0
@@ -72,11 +71,11 @@ def retry_after_503_then_recovery(lab: Lab) -> None:
     detail = lab.expect_run(finished, 0, "success")
     publish = calls_named(detail, "publish")
     lab.check(
-        [c["attempts"] for c in publish] == [2], f"publish attempts {[c['attempts'] for c in publish]}, expected [2]"
+        [c.attempts for c in publish] == [2], f"publish attempts {[c.attempts for c in publish]}, expected [2]"
     )
-    waits = [e["wait"] for e in detail["events"] if e["kind"] == "tool_retry"]
+    waits = [e.detail["wait"] for e in detail.events if e.kind == "tool_retry"]
     lab.check(waits == [1.0], f"retry waits {waits}, expected [1.0] (Retry-After 30 capped by RETRY_MAX_WAIT=1)")
-    lab.note(f"publish attempts {[c['attempts'] for c in publish]}, waited {waits} s")
+    lab.note(f"publish attempts {[c.attempts for c in publish]}, waited {waits} s")
     lab.expect_posts(live=1, registrations=1)
 
 
@@ -86,12 +85,12 @@ def exhausted(lab: Lab, status: str) -> None:
     detail = lab.expect_run(finished, 4, "unavailable")
     first = calls_named(detail, "publish")[0]
     lab.check(
-        first["reason"] == "retry_exhausted" and first["attempts"] == RETRY_MAX_ATTEMPTS,
-        f"first publish {first['reason']} after {first['attempts']} attempts, expected retry_exhausted "
+        first.reason == "retry_exhausted" and first.attempts == RETRY_MAX_ATTEMPTS,
+        f"first publish {first.reason} after {first.attempts} attempts, expected retry_exhausted "
         f"after {RETRY_MAX_ATTEMPTS}",
     )
-    lab.check(status in (first["detail"] or ""), f"publish detail {first['detail']!r} does not name {status}")
-    lab.note(f"{first['attempts']} attempts, {len(lookups(lab))} requests, {status}")
+    lab.check(status in (first.detail or ""), f"publish detail {first.detail!r} does not name {status}")
+    lab.note(f"{first.attempts} attempts, {len(lookups(lab))} requests, {status}")
     lab.check(
         len(lookups(lab)) == RETRY_MAX_ATTEMPTS,
         f"{len(lookups(lab))} lookups in nginx's log, expected {RETRY_MAX_ATTEMPTS}",
@@ -122,16 +121,17 @@ def hung_php_fpm_times_out_within_bound(lab: Lab) -> None:
         lab.wp.fpm("cont")
     detail = lab.expect_run(finished, 4, "unavailable")
     first = calls_named(detail, "publish")[0]
-    lab.check("timed out" in (first["detail"] or ""), f"publish detail {first['detail']!r} is not a timeout")
+    lab.check("timed out" in (first.detail or ""), f"publish detail {first.detail!r} is not a timeout")
     bound = RETRY_MAX_ATTEMPTS * HUNG_TIMEOUT_SECONDS + (RETRY_MAX_ATTEMPTS - 1) * 1.0 + SLACK_SECONDS
-    lab.check(first["latency_ms"] / 1000 <= bound, f"publish took {first['latency_ms']} ms, bound {bound} s")
-    started, ended = (datetime.fromisoformat(detail[k]) for k in ("started_at", "finished_at"))
+    lab.check(first.latency_ms / 1000 <= bound, f"publish took {first.latency_ms} ms, bound {bound} s")
+    started, ended = detail.started_at, detail.finished_at
+    assert ended is not None  # expect_run checked the run finished
     run_seconds = (ended - started).total_seconds()
     lab.check(
         run_seconds <= bound + SLACK_SECONDS, f"the run took {run_seconds:.1f} s, bound {bound + SLACK_SECONDS} s"
     )
     lab.note(
-        f"{first['attempts']} timeouts, publish gave up after {first['latency_ms'] / 1000:.1f} s "
+        f"{first.attempts} timeouts, publish gave up after {first.latency_ms / 1000:.1f} s "
         f"(bound {bound:.0f} s), run {run_seconds:.1f} s"
     )
     lab.wp.wait_healthy()
@@ -143,11 +143,11 @@ def wrong_password_stops_at_first_401(lab: Lab) -> None:
     detail = lab.expect_run(finished, 6, "auth_failed")
     publish = calls_named(detail, "publish")
     lab.check(
-        [c["attempts"] for c in publish] == [1], f"publish attempts {[c['attempts'] for c in publish]}, expected [1]"
+        [c.attempts for c in publish] == [1], f"publish attempts {[c.attempts for c in publish]}, expected [1]"
     )
     lab.check(len(lookups(lab)) == 1, f"{len(lookups(lab))} requests in nginx's log, expected 1")
     lab.check(lab.wp.app_password not in finished.stdout + finished.stderr, "the application password was printed")
-    lab.note(f"publish attempts {[c['attempts'] for c in publish]}, {len(lookups(lab))} request")
+    lab.note(f"publish attempts {[c.attempts for c in publish]}, {len(lookups(lab))} request")
     lab.expect_posts(live=0, registrations=0)
 
 
@@ -162,7 +162,7 @@ def post_trashed_before_register(lab: Lab) -> None:
         publication.head_status == 404 and publication.verified_at is None,
         f"publication HEAD {publication.head_status}, verified {publication.verified_at}",
     )
-    lab.check([c["outcome"] for c in calls_named(detail, "register")] == ["rejected"], "register was not refused")
+    lab.check([c.outcome for c in calls_named(detail, "register")] == ["rejected"], "register was not refused")
     lab.note(f"register refused, HEAD {publication.head_status}; post trashed")
     lab.expect_posts(live=0, registrations=0)
 
@@ -201,14 +201,14 @@ def sigkill_between_publish_and_register(lab: Lab) -> None:
     finished = lab.run(happy_path)
     first, second = lab.runs()
     lab.check(
-        (first["status"], first["stop_reason"]) == ("interrupted", "process_died"),
-        f"first run {first['status']}/{first['stop_reason']}, expected interrupted/process_died",
+        (first.status, first.stop_reason) == ("interrupted", "process_died"),
+        f"first run {first.status}/{first.stop_reason}, expected interrupted/process_died",
     )
     lab.expect_run(finished, 0, "success")
-    replayed = [c["result"].get("replayed") for c in calls_named(second, "publish")]
+    replayed = [c.result.get("replayed") for c in calls_named(second, "publish")]
     lab.check(replayed == [True], f"second run's publish replayed={replayed}, expected [True]")
     lab.outcome.observed = (
-        f"run 1 killed ({first['status']}); run 2 exit {finished.exit_code}, {second['verdict']}, "
+        f"run 1 killed ({first.status}); run 2 exit {finished.exit_code}, {second.verdict}, "
         f"publish replayed={replayed}"
     )
     lab.expect_posts(live=1, registrations=1)
@@ -218,10 +218,10 @@ def publish_repeated_after_nudge(lab: Lab) -> None:
     claim = say("Published and registered as CT-20260101-001.")
     finished = lab.run(script(happy_path, happy_path, happy_path, happy_path, claim, step_call("publish")))
     detail = lab.expect_run(finished, 0, "success")
-    outcomes = [c["outcome"] for c in calls_named(detail, "publish")]
+    outcomes = [str(c.outcome) for c in calls_named(detail, "publish")]
     lab.check(outcomes == ["ok", "dedup"], f"publish outcomes {outcomes}, expected ['ok', 'dedup']")
-    lab.check(len(detail["nudges"]) >= 1, "the model was not nudged")
-    lab.note(f"nudged ({', '.join(n['kind'] for n in detail['nudges'])}), publish {outcomes}")
+    lab.check(len(detail.nudges) >= 1, "the model was not nudged")
+    lab.note(f"nudged ({', '.join(n.kind for n in detail.nudges)}), publish {outcomes}")
     lab.expect_posts(live=1, registrations=1)
 
 

@@ -5,6 +5,8 @@ A *policy* decides each answer from the request alone (stateless, so several run
 can share one server):
 
 - ``happy_path`` calls the next pipeline step with the ids from earlier tool results, then finishes;
+  ``pipeline_path(catalog)`` does the same for any catalog: the steps are the catalog's order, each
+  argument taken from the earlier result its capability's ``inputs`` names;
 - ``script(step, step, ...)`` answers turn N (the number of assistant messages so far) with step N.
 
 Requests without tools or response_format are plain completions (write_draft, humanize): ``writer``
@@ -18,12 +20,13 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-PIPELINE = ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+from capabilities import CATALOG
+from capabilities.base import Capability
 
 
 @dataclass
@@ -112,30 +115,34 @@ def failing(times: int, failure: Reply, then: Policy) -> Policy:
     return policy
 
 
-def next_step_arguments(step: str, results: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    if step == "write_draft":
-        return {"topic_id": results["pick_topic"]["topic_id"], "angle": None}
-    if step == "humanize":
-        return {"draft_id": results["write_draft"]["draft_id"]}
-    if step == "publish":
-        return {"version_id": results["humanize"]["version_id"]}
-    if step == "register":
-        return {"publication_id": results["publish"]["publication_id"]}
-    return {}
+def arguments_for(capability: Capability[Any, Any], results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The call's arguments as its ``inputs`` say: each from the named field of an earlier result, or null."""
+    values = {}
+    for argument, source in capability.inputs.items():
+        tool, _, field_name = (source or "").partition(".")
+        values[argument] = results[tool][field_name] if source else None
+    return values
 
 
-def happy_path(request: Request) -> Reply:
-    """Call the first pipeline step without a successful result yet; finish after report."""
-    results = request.results()
-    for step in PIPELINE:
-        if step not in results:
-            return call(step, next_step_arguments(step, results))
-    return say("Done. The report is in the ledger.")
+def pipeline_path(catalog: Mapping[str, Capability[Any, Any]] = CATALOG) -> Policy:
+    """Call the first step of ``catalog`` without a successful result yet; finish after the last one."""
+
+    def policy(request: Request) -> Reply:
+        results = request.results()
+        for name, capability in catalog.items():
+            if name not in results:
+                return call(name, arguments_for(capability, results))
+        return say("Done. The report is in the ledger.")
+
+    return policy
+
+
+happy_path = pipeline_path()
 
 
 def step_call(step: str) -> Reply:
     """A reply that calls ``step`` with the ids taken from the conversation at answer time."""
-    return Reply(calls=(Call(step, lambda results: next_step_arguments(step, results)),))
+    return Reply(calls=(Call(step, lambda results: arguments_for(CATALOG[step], results)),))
 
 
 def script(*steps: Reply | Policy, then: Policy = happy_path) -> Policy:

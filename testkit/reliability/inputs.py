@@ -7,9 +7,9 @@ import html
 
 import httpx
 
-from tests.reliability_faults import lookups, until_refused
-from tests.reliability_harness import Lab, Scenario, calls_named
-from tests.scripted_model import Request
+from testkit.reliability.faults import lookups, until_refused
+from testkit.reliability.harness import Lab, Scenario, calls_named
+from testkit.scripted_model import Request
 
 MARKUP_TITLE = 'Hi <script>alert("t")</script> & <b>bold</b>'
 MARKUP_BODY = "Text <script>alert('b')</script> & more.\n\n<img src=x onerror=alert(1)>"
@@ -41,8 +41,8 @@ def refused(lab: Lab, body: str, tool: str, reason: str) -> None:
     write(lab, "A plain title", body)
     detail = lab.expect_run(lab.run(until_refused), 4, "incomplete")
     attempts = calls_named(detail, tool)
-    details = [c["detail"] or "" for c in attempts]
-    lab.check(bool(attempts) and all(c["outcome"] != "ok" for c in attempts), f"{tool} {details} was not refused")
+    details = [c.detail or "" for c in attempts]
+    lab.check(bool(attempts) and all(c.outcome != "ok" for c in attempts), f"{tool} {details} was not refused")
     lab.check(all(reason in d for d in details), f"{tool} details {details} do not say {reason!r}")
     if details:
         lab.note(f"{tool}: {details[0][:100]}")

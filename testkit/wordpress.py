@@ -1,14 +1,10 @@
-"""A real WordPress for tests: session fixture ``wordpress`` and per-test fixture ``wp`` (restores state).
+"""A real WordPress for tests and scripts: ``start_wordpress``/``stop_wordpress`` and the controls of ``WordPress``.
 
-Use from a test module (or re-export from a conftest.py)::
-
-    from tests.wordpress import wordpress, wp  # noqa: F401  (pytest fixtures)
-
-``wordpress`` runs scripts/wordpress/wp-up.sh once per session (idempotent: installs the Debian
-packages and the site when missing, starts what is not running) and reads $WP_BASE/env.
-If it cannot bring WordPress up the test FAILS; it is skipped only when FACTLINE_SKIP_WORDPRESS=1.
-``wp`` is the same object, but after the test it clears any fault, resumes/restarts php-fpm, starts
-MariaDB and waits until the REST API answers again, so a fault test never leaks into the next.
+``start_wordpress`` runs scripts/wordpress/wp-up.sh (idempotent: installs the Debian packages and
+the site when missing, starts what is not running) and reads $WP_BASE/env. ``WordPress.restore``
+clears any fault, resumes/restarts php-fpm, starts MariaDB and waits until the REST API answers
+again. The pytest fixtures ``wordpress`` (once per session) and ``wp`` (restored after each test)
+are in tests/conftest.py.
 
 Environment: WP_BASE (default /tmp/factline-wp), WP_PORT (8080), FACTLINE_WP_KEEP=1 to leave the
 servers running after a session that started them (by default they are stopped only if this
@@ -20,13 +16,11 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from pydantic import SecretStr
 
 from capabilities.targets.wordpress import WordPressTarget, slug_for
@@ -171,29 +165,3 @@ def start_wordpress() -> tuple[WordPress, bool]:
 def stop_wordpress(site: WordPress) -> None:
     """Stop the servers of the test WordPress (scripts/wordpress/wp-down.sh)."""
     subprocess.run([str(SCRIPTS / "wp-down.sh")], env=site.env, capture_output=True, text=True, timeout=120)
-
-
-@pytest.fixture(scope="session")
-def wordpress() -> Iterator[WordPress]:
-    """The test WordPress, brought up once per session by scripts/wordpress/wp-up.sh."""
-    if os.environ.get("FACTLINE_SKIP_WORDPRESS") == "1":
-        pytest.skip("FACTLINE_SKIP_WORDPRESS=1: the real-WordPress tests are switched off")
-    started = time.monotonic()
-    try:
-        site, was_up = start_wordpress()
-    except RuntimeError as exc:
-        pytest.fail(str(exc), pytrace=False)
-    print(f"\nwordpress: up at {site.url} in {time.monotonic() - started:.1f} s (already running: {was_up})")
-    yield site
-    if not was_up and os.environ.get("FACTLINE_WP_KEEP") != "1":
-        stop_wordpress(site)
-
-
-@pytest.fixture
-def wp(wordpress: WordPress) -> Iterator[WordPress]:
-    """The test WordPress, restored to normal after the test (faults cleared, servers running)."""
-    wordpress.restore()
-    try:
-        yield wordpress
-    finally:
-        wordpress.restore()

@@ -1,0 +1,59 @@
+"""The catalog as the model sees it, derived from capabilities.CATALOG (its order is the pipeline's order).
+
+    tool_schemas(catalog)   the OpenAI function tools sent with every agent turn
+    system_prompt(catalog)  the numbered list of calls, one line per capability (Capability.prompt_step)
+    probe_tasks, lookalikes what the probe suite asks of each tool and the decoy name it offers beside it
+
+The module constants are these for CATALOG. Runs record PROMPT_VERSION and CATALOG_VERSION; the probe
+suite keys its runs by CATALOG_VERSION, so both read them from here (neither imports the agent loop).
+A new capability is one module in capabilities/ listed in capabilities.CATALOG: everything here follows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from capabilities import CATALOG
+from capabilities.base import Capability
+
+Catalog = Mapping[str, Capability[Any, Any]]
+
+PROMPT_HEAD = """You are factline's pipeline agent. Every step is a tool call; text does nothing.
+Make exactly these calls, one per answer, in this order:"""
+PROMPT_TAIL = """Use only ids that tool results gave you. Never state a result that a tool has not returned.
+Only after {last} has returned, answer with one short sentence and call no more tools."""
+USER_PROMPT = "Run today's pipeline, starting with step 1."
+
+
+def version_of(value: Any) -> str:
+    """A short, stable hash of any JSON-able value (sorted keys)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:12]
+
+
+def tool_schemas(catalog: Catalog) -> list[dict[str, Any]]:
+    return [capability.tool_schema() for capability in catalog.values()]
+
+
+def system_prompt(catalog: Catalog) -> str:
+    """The agent's instructions: every capability's call in pipeline order, each argument with its source."""
+    steps = [f"{number}. {capability.prompt_step()}" for number, capability in enumerate(catalog.values(), 1)]
+    return "\n".join([PROMPT_HEAD, *steps, PROMPT_TAIL.format(last=list(catalog)[-1])])
+
+
+def probe_tasks(catalog: Catalog) -> dict[str, str]:
+    return {name: capability.probe_task for name, capability in catalog.items()}
+
+
+def lookalikes(catalog: Catalog) -> dict[str, str]:
+    return {name: capability.lookalike for name, capability in catalog.items()}
+
+
+TOOLS = tool_schemas(CATALOG)
+SYSTEM_PROMPT = system_prompt(CATALOG)
+PROMPT_VERSION = version_of(SYSTEM_PROMPT)
+CATALOG_VERSION = version_of(TOOLS)
+PROBE_TASKS = probe_tasks(CATALOG)
+LOOKALIKES = lookalikes(CATALOG)

@@ -1,0 +1,129 @@
+"""One run's whole record, read from the ledger into frozen dataclasses: what the CLI, metrics, alerts
+and the daemon read, and what `factline runs --run N --json` prints (``RunDetail.as_json``).
+
+Times are timezone-aware UTC (SQLite hands them back naive; they were written in UTC).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pipeline.ledger.models import Claim, Nudge, Publication, Registration, Run, RunEvent, ToolCall
+from pipeline.outcome import CallOutcome, EventKind, FindingKind, NudgeKind, RunStatus, Verdict
+
+
+@dataclass(frozen=True)
+class CallRow:
+    seq: int
+    turn: int
+    name: str
+    arguments: str
+    outcome: CallOutcome
+    reason: str | None
+    shadow_of: str | None
+    attempts: int
+    latency_ms: int
+    detail: str | None
+    result: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    turn: int
+    kind: FindingKind
+    capability: str | None
+    span: str
+    backed: bool
+
+
+@dataclass(frozen=True)
+class NudgeRow:
+    turn: int
+    kind: NudgeKind
+    detail: str | None
+
+
+@dataclass(frozen=True)
+class EventRow:
+    kind: EventKind
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RegistrationRow:
+    number: str
+    url: str
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    run_id: int
+    trigger: str
+    status: RunStatus
+    verdict: Verdict | None  # None while the run is running
+    stop_reason: str | None
+    error: str | None
+    model: str | None
+    tool_call_mode: str | None
+    started_at: datetime
+    finished_at: datetime | None
+    tokens: int
+    tool_calls: tuple[CallRow, ...]
+    claims: tuple[ClaimRow, ...]
+    nudges: tuple[NudgeRow, ...]
+    events: tuple[EventRow, ...]
+    registrations: tuple[RegistrationRow, ...]
+
+    def hallucinations_caught(self) -> int:
+        """Model turns with at least one unbacked finding, counted as pipeline.ledger.daily counts them."""
+        return len({c.turn for c in self.claims if not c.backed})
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON of `factline runs --run N --json`: every row a flat object, events with their detail inlined."""
+        return {
+            "run_id": self.run_id, "trigger": self.trigger, "status": self.status, "verdict": self.verdict,
+            "stop_reason": self.stop_reason, "error": self.error, "model": self.model,
+            "tool_call_mode": self.tool_call_mode, "started_at": self.started_at.isoformat(),
+            "finished_at": self.finished_at.isoformat() if self.finished_at else None, "tokens": self.tokens,
+            "tool_calls": [vars(c) for c in self.tool_calls],
+            "claims": [vars(c) for c in self.claims],
+            "nudges": [vars(n) for n in self.nudges],
+            "events": [{"kind": e.kind, **e.detail} for e in self.events],
+            "registrations": [vars(r) for r in self.registrations],
+        }
+
+
+def _utc(when: datetime | None) -> datetime | None:
+    return when.replace(tzinfo=timezone.utc) if when is not None and when.tzinfo is None else when
+
+
+def run_detail(s: Session, run_id: int) -> RunDetail | None:
+    """One run with its verdict, tool calls, claims, nudges, events and registrations; None if there is none."""
+    run = s.get(Run, run_id)
+    if run is None:
+        return None
+    calls = tuple(
+        CallRow(c.seq, c.turn, c.name, c.arguments, CallOutcome(c.outcome), c.reason, c.shadow_of, c.attempts,
+                c.latency_ms, c.detail, c.result)
+        for c in s.scalars(select(ToolCall).where(ToolCall.run_id == run_id).order_by(ToolCall.seq)))
+    claims = tuple(ClaimRow(c.turn, FindingKind(c.kind), c.capability, c.span, c.backed)
+                   for c in s.scalars(select(Claim).where(Claim.run_id == run_id).order_by(Claim.id)))
+    nudges = tuple(NudgeRow(n.turn, NudgeKind(n.kind), n.detail)
+                   for n in s.scalars(select(Nudge).where(Nudge.run_id == run_id).order_by(Nudge.id)))
+    events = tuple(EventRow(EventKind(e.kind), e.detail)
+                   for e in s.scalars(select(RunEvent).where(RunEvent.run_id == run_id).order_by(RunEvent.id)))
+    registrations = tuple(RegistrationRow(number, url) for number, url in s.execute(
+        select(Registration.number, Publication.url).join(Publication, Publication.id == Registration.publication_id)
+        .where(Registration.run_id == run_id).order_by(Registration.id)))
+    started_at = _utc(run.started_at)
+    assert started_at is not None
+    return RunDetail(
+        run_id=run.id, trigger=run.trigger, status=RunStatus(run.status), verdict=Verdict(run.verdict) if run.verdict else None,
+        stop_reason=run.stop_reason, error=run.error, model=run.model, tool_call_mode=run.tool_call_mode,
+        started_at=started_at, finished_at=_utc(run.finished_at), tokens=run.tokens_used, tool_calls=calls,
+        claims=claims, nudges=nudges, events=events, registrations=registrations)

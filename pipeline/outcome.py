@@ -1,0 +1,114 @@
+"""How a run ends and what it records, as types: the bottom of the pipeline's layers (imports nothing of it).
+
+    Verdict       the run's verdict, stored in runs.verdict; ``exit_code`` is the CLI's exit code for it
+    CallOutcome   a tool_calls row's outcome (ok, rejected, failed, dedup)
+    EventKind     a run_events row's kind; NudgeKind a nudge's; FindingKind a claims row's
+    Finding       one thing the guard found in the model's text, recorded as a claims row
+    StopRun       the one way to stop a run: it carries the Verdict the run ends with
+
+The enums are ``StrEnum``: a member *is* its string, so the values stored in the ledger, the JSON
+of ``factline runs --json`` and comparisons with plain strings are what they were before the types.
+
+Exceptions (one tree; the model client, the gateway, the budget and the guard raise subclasses or
+instances of StopRun at their own boundary, so the run loop has one except clause for them all):
+
+    PipelineError
+    └── StopRun                 verdict, reason (a short code), detail (one line)
+        ├── LLMError            pipeline.model: auth_failed / unavailable / error
+        └── AgentHallucinationError   pipeline.guard: hallucinated, the nudges are spent
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    """A run's verdict, judged from the ledger (pipeline.ledger.queries.judge) or set by a stop rule."""
+
+    success = "success"
+    error = "error"
+    interrupted = "interrupted"
+    hallucinated = "hallucinated"
+    unverified = "unverified"
+    unavailable = "unavailable"
+    incomplete = "incomplete"
+    budget = "budget"
+    loop = "loop"
+    auth_failed = "auth_failed"
+
+    @property
+    def exit_code(self) -> int:
+        """The exit code of `factline run` for this verdict (docs/architecture.md, "Verdicts and exit codes")."""
+        return EXIT_CODES[self]
+
+
+EXIT_CODES: dict[Verdict, int] = {
+    Verdict.success: 0,
+    Verdict.error: 1,
+    Verdict.interrupted: 1,
+    Verdict.hallucinated: 3,
+    Verdict.unverified: 4,
+    Verdict.unavailable: 4,
+    Verdict.incomplete: 4,
+    Verdict.budget: 5,
+    Verdict.loop: 5,
+    Verdict.auth_failed: 6,
+}
+"""Beside the enum, complete: 2 (usage/config) and 130 (Ctrl-C) are the CLI's own, not verdicts."""
+
+
+class RunStatus(StrEnum):
+    running = "running"
+    finished = "finished"
+    interrupted = "interrupted"
+
+
+class CallOutcome(StrEnum):
+    """What became of one tool call the model emitted."""
+
+    ok = "ok"  # executed and succeeded
+    rejected = "rejected"  # not executed: unknown name, schema, business validation
+    failed = "failed"  # executed (or attempted) and failed
+    dedup = "dedup"  # identical to an earlier successful call of this run: answered with that call's result
+
+
+class EventKind(StrEnum):
+    tool_retry = "tool_retry"
+    llm_retry = "llm_retry"
+    escalation = "escalation"  # a capability (or the LLM endpoint) stayed down past the retry cap
+    stop = "stop"  # a stop rule fired (StopRun): its verdict, reason and detail
+
+
+class NudgeKind(StrEnum):
+    hallucination = "hallucination"
+    continue_ = "continue"
+
+
+class FindingKind(StrEnum):
+    claim = "claim"  # the text asserts a capability completed
+    ungrounded = "ungrounded"  # a URL, registration number or score that no tool result of the run holds
+    prose_call = "prose_call"  # a tool call written as text
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the guard read in the model's text; ``backed`` tells whether the ledger supports it."""
+
+    kind: FindingKind
+    capability: str | None
+    span: str
+    backed: bool
+
+
+class PipelineError(Exception):
+    """Base of errors raised by the pipeline itself."""
+
+
+class StopRun(PipelineError):
+    """Stop the run now; it ends with ``verdict``. ``reason`` is a short code, ``detail`` one line for people."""
+
+    def __init__(self, verdict: Verdict, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.verdict, self.reason, self.detail = Verdict(verdict), reason, detail
