@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             points = [r for r in results if r["input"] == name and r["function"] == label]
             growth = [b["seconds"].median / a["seconds"].median for a, b in zip(points, points[1:])]
             worst = max(worst, growth[-1])
-            rows.append([name, label, *[f"{r['mb_per_s']:.1f}" for r in points], f"{growth[-1]:.1f}"])
+            rows.append([name, label, *[f"{r['mb_per_s']:.2f}" for r in points], f"{growth[-1]:.1f}"])
     print(table(["input", "function", *[f"MB/s @ {s:,} B" for s in sizes], "time × per last 10× size"], rows))
     print(f"\nworst growth of time for the last 10x of size: {worst:.1f}x (linear is ~10x)")
     if not args.short:

@@ -20,7 +20,7 @@ characters, so a scan is linear in the text length (benchmarks/bench_claim_scan.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -171,8 +171,8 @@ def _chunks(reading: str) -> list[Sentence]:
             continue
         for start in range(0, len(s.text), MAX_SENTENCE):
             piece = s.text[start:start + MAX_SENTENCE]
-            result.append(Sentence(s.start + start, s.start + start + len(piece), piece,
-                                   tuple(c - start for c in s.clause_ends if start <= c < start + MAX_SENTENCE)))
+            ends = s.clause_ends[bisect_left(s.clause_ends, start):bisect_left(s.clause_ends, start + MAX_SENTENCE)]
+            result.append(Sentence(s.start + start, s.start + start + len(piece), piece, tuple(c - start for c in ends)))
     return result
 
 
