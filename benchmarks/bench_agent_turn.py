@@ -13,13 +13,18 @@ Contenders:
     pydantic-ai       Agent + OpenAIChatModel, six no-op tools
 
     python -m benchmarks.bench_agent_turn [--short]
+    python -m benchmarks.bench_agent_turn --calls    factline's Python function calls per turn (cProfile):
+                                                     a figure other processes on the machine cannot disturb
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
+import pstats
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -94,6 +99,20 @@ class Sampler:
                              "requests": requests_after - requests_before})
 
 
+class CallCounter(Sampler):
+    """Function calls of each run (cProfile, this process only: the server is the parent's) and its requests."""
+
+    def around(self, run: Callable[[], Any]) -> None:
+        _, requests_before = server_time(self.root_url)
+        profile = cProfile.Profile()
+        profile.runcall(run)
+        _, requests_after = server_time(self.root_url)
+        if self.warmup:
+            self.warmup -= 1
+            return
+        self.samples.append({"calls": pstats.Stats(profile).total_calls, "requests": requests_after - requests_before})
+
+
 def run_factline(base_url: str, sampler: Sampler, runs: int, real: bool) -> None:
     from benchmarks.common import production_logs_to_devnull
     from benchmarks.noop import noop_catalog
@@ -144,9 +163,9 @@ def run_pydantic_ai(base_url: str, sampler: Sampler, runs: int) -> None:
         sampler.around(lambda: loop.run_until_complete(agent.run(USER_PROMPT)))
 
 
-def child(contender: str, base_url: str, runs: int, warmup: int) -> None:
+def child(contender: str, base_url: str, runs: int, warmup: int, calls: bool = False) -> None:
     """Run one contender ``warmup + runs`` times; print the samples as JSON on stdout."""
-    sampler = Sampler(base_url.removesuffix("/v1"), warmup)
+    sampler = (CallCounter if calls else Sampler)(base_url.removesuffix("/v1"), warmup)
     total = runs + warmup
     if contender in ("factline", "factline-real"):
         run_factline(base_url, sampler, total, real=contender == "factline-real")
@@ -174,17 +193,33 @@ def spawn(contender: str, base_url: str, runs: int, warmup: int) -> dict[str, An
             "requests": samples[0]["requests"]}
 
 
+def count_calls(runs: int, warmup: int) -> int:
+    """Print factline's (no-op catalog) Python function calls per model request: the median over ``runs``."""
+    with TimedScriptedModel() as server:
+        progress(f"factline: {warmup} warm-up + {runs} profiled runs in a child process")
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_agent_turn", "--child", "factline", "--calls",
+                               "--base-url", server.base_url, "--runs", str(runs), "--warmup", str(warmup)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
+    samples = json.loads(proc.stdout.strip().splitlines()[-1])
+    per_turn = statistics.median(s["calls"] / s["requests"] for s in samples)
+    print(f"factline: {per_turn:,.0f} Python function calls per turn (median of {len(samples)} runs)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", action="store_true", help="one run each, without factline-real: checks that it runs")
+    parser.add_argument("--calls", action="store_true", help="count factline's function calls per turn instead")
     parser.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     parser.add_argument("--runs", type=int, default=30, help=argparse.SUPPRESS)
     parser.add_argument("--warmup", type=int, default=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child, args.base_url, args.runs, args.warmup)
+        child(args.child, args.base_url, args.runs, args.warmup, args.calls)
         return 0
+    if args.calls:
+        return count_calls(20, 3)
     runs, warmup = (1, 0) if args.short else (args.runs, args.warmup)
     with TimedScriptedModel() as server:
         contenders = [name for name in CONTENDERS if not (args.short and name == "factline-real")]

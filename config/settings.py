@@ -94,6 +94,7 @@ class Settings(BaseSettings):
     schedule_misfire_grace_seconds: int = Field(300, ge=1)
     report_cron: str = "55 23 * * *"
     alert_webhook_url: str | None = None
+    alert_deadline_seconds: float = Field(10.0, gt=0)  # one POST, all of it (pipeline.webhook)
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(9464, ge=0, le=65535)  # 0: pick a free port (the daemon prints it)
 

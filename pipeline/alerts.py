@@ -1,47 +1,66 @@
-"""Alerts: a JSON POST to ALERT_WEBHOOK_URL when a run ends in a verdict someone must look at.
+"""Alerts: what the daemon tells ALERT_WEBHOOK_URL, and when.
 
-The body carries the run id, the verdict and a reason code counted from the ledger, never error
-text (which may quote an endpoint's answer) and never a setting. Delivery errors are logged, not raised.
+    a run ends with any verdict but success    one alert for that run         (key run:<id>)
+    at REPORT_CRON, no publication online      one alert for that day         (key no_publication:<day>)
+
+The body is what chat webhooks accept plus the structured facts: ``text`` is one line a person reads
+(Slack, Mattermost and Teams incoming webhooks, and Discord's Slack-compatible endpoint, show ``text``),
+and ``event``, ``run_id``, ``verdict``, ``reason``, ``unbacked_claims``, ``failed_calls`` (or ``day``,
+``runs``, ``verdicts``) are for machines. Everything in it is counted from the ledger: never an error
+text (it may quote an endpoint's answer) and never a setting. Delivery is pipeline.webhook's job (off
+the scheduler's thread, one deadline per POST, once per key).
+
+Known limit: replicas sharing a ledger each send the day's no-publication alert (as each logs the
+daily report); run alerts come from the one replica that ran the run.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-import httpx
-from loguru import logger
-
+from pipeline.ledger.daily import DayLedger
 from pipeline.ledger.detail import RunDetail
 from pipeline.outcome import CallOutcome, Verdict
 
-ALERT_REASONS = {  # the verdicts that alert, and the reason code when no stop rule gave one
+REASONS = {  # the reason code of a verdict when no stop rule gave one
     Verdict.hallucinated: "unbacked_claims",
     Verdict.unverified: "publication_not_online",
     Verdict.auth_failed: "auth",
+    Verdict.unavailable: "retry_exhausted",
+    Verdict.incomplete: "pipeline_not_finished",
 }
 
 
-def alert_body(detail: RunDetail) -> dict[str, Any]:
-    """What the webhook receives for one run: run_id, verdict, reason, and the facts behind the reason."""
+@dataclass(frozen=True)
+class Alert:
+    key: str  # one alert per key: run:<id>, no_publication:<day>
+    body: dict[str, Any]
+
+
+def run_alert(detail: RunDetail) -> Alert | None:
+    """The alert for a finished run whose verdict is not success; None for success or a run still going."""
+    if detail.verdict is None or detail.verdict == Verdict.success:
+        return None
     unbacked = sorted({f"{c.kind}:{c.capability or c.span[:80]}" for c in detail.claims if not c.backed})
     failed = sorted({f"{c.name}:{c.reason}" for c in detail.tool_calls if c.outcome == CallOutcome.failed})
-    reason = detail.stop_reason or ALERT_REASONS.get(detail.verdict, detail.verdict)
-    return {"run_id": detail.run_id, "verdict": detail.verdict, "reason": reason,
-            "unbacked_claims": unbacked, "failed_calls": failed}
+    reason = detail.stop_reason or REASONS.get(detail.verdict, str(detail.verdict))
+    facts = [f"unbacked claims {', '.join(unbacked)}"] if unbacked else []
+    facts += [f"failed calls {', '.join(failed)}"] if failed else []
+    text = (f"factline run {detail.run_id} ended {detail.verdict} ({reason}, exit {detail.verdict.exit_code})"
+            + (": " + "; ".join(facts) if facts else ""))
+    return Alert(f"run:{detail.run_id}", {
+        "text": text, "event": "run", "run_id": detail.run_id, "verdict": str(detail.verdict), "reason": reason,
+        "unbacked_claims": unbacked, "failed_calls": failed})
 
 
-def send_alert(http: httpx.Client, url: str, detail: RunDetail) -> bool:
-    """POST the alert for a run whose verdict calls for one; True if the webhook answered 2xx."""
-    if detail.verdict not in ALERT_REASONS:
-        return False
-    body = alert_body(detail)
-    try:
-        http.post(url, json=body).raise_for_status()
-    except httpx.HTTPStatusError as exc:  # the message would quote the URL, which may hold a token
-        logger.error("alert.failed", verdict=body["verdict"], status=exc.response.status_code)
-        return False
-    except httpx.HTTPError as exc:
-        logger.error("alert.failed", verdict=body["verdict"], error=exc.__class__.__name__)
-        return False
-    logger.info("alert.sent", verdict=body["verdict"], reason=body["reason"])
-    return True
+def no_publication_alert(day: DayLedger) -> Alert | None:
+    """The alert for a day with no publication verified online; None when there was one."""
+    if any(p.verified for p in day.publications):
+        return None
+    verdicts = ", ".join(f"{verdict} {n}" for verdict, n in sorted(day.verdicts.items()))
+    runs = f"{day.runs} run{'s' if day.runs != 1 else ''}" + (f" ({verdicts})" if verdicts else "")
+    text = f"factline: nothing published online on {day.day} ({day.time_zone}); {runs}"
+    return Alert(f"no_publication:{day.day.isoformat()}", {
+        "text": text, "event": "no_publication", "day": day.day.isoformat(), "time_zone": day.time_zone,
+        "runs": day.runs, "verdicts": dict(day.verdicts), "publications_not_online": len(day.publications)})

@@ -1,165 +1,117 @@
-"""The command line: argument parsing and exit codes only; the work lives in pipeline.*.
+# PYTHON_ARGCOMPLETE_OK
+"""The command line: a registry of commands, and the one place where exceptions become exit codes.
 
-Exit codes: 0 verified success, 1 unexpected error, 2 usage/config error, 3 hallucination,
-4 verification failed (unverified, unavailable, incomplete), 5 budget or loop stop, 6 authentication.
+Every command lives in a module of its own in pipeline/commands/ with a ``register(subparsers)``
+function; adding a command is one line in ``COMMANDS``. Handlers import
+what they need when they run, so ``--help``, ``--version`` and the read-only commands start fast.
+Conventions every command follows (docs/cli.md): help that lists the settings it reads and examples,
+``--json`` output with ISO 8601 times, read-only commands that never create a file, a quiet exit on a
+closed pipe, one line on stderr and exit 2 for anything the user can fix.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Sequence
-from datetime import date
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
-from loguru import logger
+from config import ConfigError, load_settings
+from pipeline.commands import daemon, db, diff, guard, model, probe, report, run, runs
+from pipeline.commands.common import CommandError, Handler, stdout_closed
 
-from config import ConfigError, Settings, load_settings
-from pipeline import logs
-from config.cron import time_zone
-from pipeline.daemon import run_daemon
-from pipeline.guard.cli import add_subcommands as add_guard_subcommands
-from pipeline.ledger import queries
-from pipeline.ledger.daily import day_ledger
-from pipeline.ledger.db import open_ledger
-from pipeline.ledger.detail import RunDetail, run_detail
-from pipeline.localmodel import LocalModelError
-from pipeline.localmodel.cli import add_subcommands as add_model_subcommands
-from pipeline.outcome import StopRun
-from pipeline.probe.cli import add_subcommands as add_probe_subcommands
-from pipeline.report import format_day
-from pipeline.runner import run_once
-from pipeline.runtime import open_runtime
-
-Handler = Callable[[Settings, argparse.Namespace], int]
+COMMANDS = (
+    run.register,
+    runs.register,
+    report.register,
+    diff.register,
+    daemon.register,
+    probe.register,
+    guard.register,
+    model.register,
+    db.register,
+)
 
 
-def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
-    with open_runtime(settings) as runtime:
-        result = run_once(runtime, topic=args.topic)
-        with runtime.sessions() as s:
-            detail = run_detail(s, result.run_id)
-    assert detail is not None
-    print(format_run_report(detail, result.seconds))
-    return result.exit_code
+def _version() -> str:
+    try:
+        return version("factline")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
 
 
-def format_run_report(detail: RunDetail, seconds: float) -> str:
-    """A short report, every figure from the ledger."""
-    verdict = detail.verdict
-    state = f"{verdict} (exit {verdict.exit_code})" if verdict else f"{detail.status} (no verdict yet)"
-    lines = [f"run {detail.run_id}: {state} in {seconds:.1f} s, "
-             f"model {detail.model} ({detail.tool_call_mode}), {detail.tokens} tokens"]
-    for call in detail.tool_calls:
-        reason = f" [{call.reason}]" if call.reason else ""
-        lines.append(f"  {call.seq:>2}. {call.name:<12} {call.outcome}{reason}")
-    for reg in detail.registrations:
-        lines.append(f"  registered {reg.number} for {reg.url}")
-    if detail.nudges:
-        lines.append(f"  nudges: {len(detail.nudges)} ({', '.join(n.kind for n in detail.nudges)})")
-    unbacked = [c for c in detail.claims if not c.backed]
-    if unbacked:
-        kinds = dict.fromkeys(f"{c.kind}:{c.capability or c.span}" for c in unbacked)
-        lines.append(f"  unbacked claims: {', '.join(kinds)} (in {detail.hallucinations_caught()} turn(s))")
-    if detail.error:
-        lines.append(f"  stopped: {detail.stop_reason}: {detail.error}")
-    return "\n".join(lines)
+def _exit_codes() -> str:
+    """The exit codes, from pipeline.outcome.EXIT_CODES (a run's verdict) and the CLI's own two."""
+    from pipeline.outcome import EXIT_CODES
 
-
-def cmd_runs(settings: Settings, args: argparse.Namespace) -> int:
-    sessions = open_ledger(settings.database_url)
-    with sessions() as s:
-        if args.run is not None:
-            detail = run_detail(s, args.run)
-            if detail is None:
-                print(f"no run {args.run}", file=sys.stderr)
-                return 2
-            print(json.dumps(detail.as_json(), indent=2, ensure_ascii=False) if args.json
-                  else format_run_report(detail, 0.0))
-            return 0
-        rows = queries.recent_runs(s, args.limit)
-    if args.json:
-        print(json.dumps([r.__dict__ for r in rows], default=str, ensure_ascii=False))
-        return 0
-    for r in rows:
-        print(f"{r.id:>5}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.trigger:<8} {r.status:<11} {r.verdict or '-':<12} "
-              f"{r.stop_reason or ''}")
-    return 0
-
-
-def cmd_daemon(settings: Settings, args: argparse.Namespace) -> int:
-    return run_daemon(settings, announce=lambda line: print(line, flush=True))
-
-
-def cmd_report(settings: Settings, args: argparse.Namespace) -> int:
-    tz = time_zone(settings.schedule_timezone)
-    sessions = open_ledger(settings.database_url)
-    with sessions() as s:
-        print(format_day(day_ledger(s, args.day, tz)))
-    return 0
-
-
-def cmd_db_upgrade(settings: Settings, args: argparse.Namespace) -> int:
-    open_ledger(settings.database_url)
-    print("ledger is at the latest migration")
-    return 0
+    codes: dict[int, list[str]] = {2: ["a bad setting or usage, a ledger that is not there, no such run"],
+                                   130: ["interrupted by Ctrl-C"]}
+    for verdict, code in EXIT_CODES.items():
+        codes.setdefault(code, []).append(str(verdict))
+    lines = [f"  {code:>3}  {', '.join(names)}" for code, names in sorted(codes.items())]
+    return "\n".join(["exit codes (for run and daemon runs, the verdict's; other commands say theirs in --help):",
+                      *lines])
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="factline", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="A scheduled LLM content pipeline whose success is judged by the ledger of what really ran.",
-        epilog="\n".join(__doc__.splitlines()[2:]))
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    run = sub.add_parser("run", help="run the pipeline once now")
-    run.add_argument("--topic", help="use this topic instead of the next unused one")
-    run.set_defaults(handler=cmd_run)
-
-    runs = sub.add_parser("runs", help="recent runs, or one run's tool calls, claims and nudges")
-    runs.add_argument("--run", type=int, help="show this run")
-    runs.add_argument("--limit", type=int, default=20)
-    runs.add_argument("--json", action="store_true")
-    runs.set_defaults(handler=cmd_runs)
-
-    daemon = sub.add_parser("daemon", help="run the pipeline on SCHEDULE_CRON until SIGTERM/SIGINT")
-    daemon.set_defaults(handler=cmd_daemon)
-
-    report = sub.add_parser("report", help="one day's runs, verdicts, publications and failures, from the ledger")
-    report.add_argument("--day", type=date.fromisoformat, required=True, help="YYYY-MM-DD in SCHEDULE_TIMEZONE")
-    report.set_defaults(handler=cmd_report)
-
-    add_model_subcommands(sub)
-
-    db = sub.add_parser("db", help="ledger maintenance")
-    db_sub = db.add_subparsers(dest="db_command", required=True)
-    db_sub.add_parser("upgrade", help="apply migrations").set_defaults(handler=cmd_db_upgrade)
-
-    add_probe_subcommands(sub)
-    add_guard_subcommands(sub)
+        epilog=_exit_codes() + "\n\n`factline COMMAND --help` lists the settings a command reads, with examples.")
+    parser.add_argument("--version", action="version", version=f"factline {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for register in COMMANDS:
+        register(sub)
     return parser
 
 
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Shell completion when argcomplete is installed (pip install argcomplete; docs/cli.md); else nothing."""
+    try:
+        import argcomplete
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
+
+
+def _fail(message: str) -> int:
+    print(f"factline: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    _complete(parser)
+    args = parser.parse_args(argv)
     try:
         settings = load_settings()
     except ConfigError as exc:
         for line in exc.problems:
             print(f"factline: {line}", file=sys.stderr)
         return 2
+    from pipeline import logs
+
     logs.configure(settings)
     return run_command(settings, args)
 
 
-def run_command(settings: Settings, args: argparse.Namespace) -> int:
+def run_command(settings: object, args: argparse.Namespace) -> int:
     """Run the parsed command; every exception that ends a command becomes its exit code here, and only here."""
+    from loguru import logger
+
+    from pipeline.ledger.db import LedgerError
+    from pipeline.localmodel import LocalModelError
+    from pipeline.outcome import StopRun
+
     handler: Handler = args.handler
     try:
-        return handler(settings, args)
+        return handler(settings, args)  # type: ignore[arg-type]
     except ConfigError as exc:
-        print(f"factline: {exc}", file=sys.stderr)
+        for line in exc.problems:
+            print(f"factline: {line}", file=sys.stderr)
         return 2
+    except (CommandError, LedgerError) as exc:
+        return _fail(str(exc))
     except StopRun as stop:  # a command outside a run (the probe suite) stopped by the endpoint
         print(f"factline: {stop.detail}", file=sys.stderr)
         return stop.verdict.exit_code
@@ -168,6 +120,9 @@ def run_command(settings: Settings, args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # a print that did not go through emit(); the listing was read as far as wanted
+        stdout_closed()
+        return 0
     except Exception:
         logger.exception("factline.crashed")
         return 1

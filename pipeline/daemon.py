@@ -4,7 +4,10 @@
            -> /metrics + /healthz -> scheduler (in-memory job store, coalesce, max_instances=1)
     tick(fire time): claim (pipeline, fire time in UTC) by opening the runs row -> run_once -> metrics, alert
                      a replica that loses the claim (TickAlreadyClaimed) skips the tick and logs it
-    SIGTERM/SIGINT: no new run starts; the run in flight stops before its next step as `interrupted`
+    report(fire time): log the day's report; alert when nothing was published online that day
+    alerts: queued to pipeline.webhook's own thread (one deadline per POST), never sent from a job's thread
+    SIGTERM/SIGINT: no new run starts; the run in flight stops before its next step as `interrupted`;
+                    alerts in flight get ALERT_GRACE_SECONDS, then are cancelled
 
 Several replicas may share one PostgreSQL ledger: the unique constraint on the tick is the only
 coordination, so the fire time must be the same everywhere (the trigger's, never "now").
@@ -27,7 +30,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from loguru import logger
 
 from config import Settings
-from pipeline.alerts import send_alert
+from pipeline.alerts import Alert, no_publication_alert, run_alert
 from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.detail import run_detail
@@ -36,7 +39,11 @@ from pipeline.metrics import Metrics, MetricsServer
 from pipeline.report import format_day
 from pipeline.runner import TickAlreadyClaimed, run_once
 from pipeline.runtime import Runtime, open_runtime
+from pipeline.webhook import WebhookSender
 
+
+ALERT_GRACE_SECONDS = 2.0
+"""At SIGTERM, how long alerts still in flight may finish before they are cancelled."""
 
 FIRE_TIME = object()
 """Job argument placeholder that TickExecutor replaces with the job's scheduled fire time."""
@@ -69,8 +76,9 @@ class TickExecutor(ThreadPoolExecutor):
 class Daemon:
     """The jobs of one daemon process; ``stop`` is set by SIGTERM/SIGINT."""
 
-    def __init__(self, runtime: Runtime, metrics: Metrics, stop: threading.Event) -> None:
-        self.runtime, self.metrics, self.stop = runtime, metrics, stop
+    def __init__(self, runtime: Runtime, metrics: Metrics, stop: threading.Event,
+                 alerts: WebhookSender | None = None) -> None:
+        self.runtime, self.metrics, self.stop, self.alerts = runtime, metrics, stop, alerts
         self.settings = runtime.settings
         self.tz = time_zone(self.settings.schedule_timezone)
 
@@ -100,15 +108,20 @@ class Daemon:
         assert detail is not None
         self.metrics.observe_run(detail, seconds)
         self.metrics.published_at(published)
-        if self.settings.alert_webhook_url:
-            send_alert(self.runtime.http, self.settings.alert_webhook_url, detail)
+        self._alert(run_alert(detail))
 
     def daily_report(self, fire_time: datetime) -> None:
-        """Log the report of the day the report tick falls on (in SCHEDULE_TIMEZONE)."""
+        """Log the report of the day the report tick falls on (in SCHEDULE_TIMEZONE); alert if nothing went online."""
         day = fire_time.astimezone(self.tz).date()
         with self.runtime.sessions() as s:
-            text = format_day(day_ledger(s, day, self.tz))
-        logger.info("report.daily", day=day.isoformat(), report=text)
+            ledger = day_ledger(s, day, self.tz)
+        logger.info("report.daily", day=day.isoformat(), report=format_day(ledger))
+        self._alert(no_publication_alert(ledger))
+
+    def _alert(self, alert: Alert | None) -> None:
+        """Queue the alert (the webhook's own thread sends it; this thread never waits)."""
+        if alert is not None and self.alerts is not None:
+            self.alerts.submit(alert.key, alert.body)
 
     def _sleep(self, seconds: float) -> None:
         """Retry waits end early when a stop is requested; the loop then stops before its next step."""
@@ -130,7 +143,8 @@ def run_daemon(settings: Settings, announce: Callable[[str], None] = print) -> i
         metrics = Metrics()
         metrics.published_at(published)
         healthy = threading.Event()
-        daemon = Daemon(runtime, metrics, stop)
+        alerts = _alerts(settings)
+        daemon = Daemon(runtime, metrics, stop, alerts)
         with MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy) as server:
             announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
             scheduler = _scheduler(settings, tz)
@@ -144,8 +158,16 @@ def run_daemon(settings: Settings, announce: Callable[[str], None] = print) -> i
             healthy.clear()
             logger.info("daemon.stopping")
             scheduler.shutdown(wait=True)
+        if alerts is not None:
+            alerts.close(grace=ALERT_GRACE_SECONDS)
     logger.info("daemon.stopped")
     return 0
+
+
+def _alerts(settings: Settings) -> WebhookSender | None:
+    if settings.alert_webhook_url is None:
+        return None
+    return WebhookSender(settings.alert_webhook_url, settings.alert_deadline_seconds)
 
 
 def _scheduler(settings: Settings, tz: Any) -> BackgroundScheduler:

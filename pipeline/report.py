@@ -1,8 +1,37 @@
-"""The daily report: one day of the ledger as text. A day without publications says so first."""
+"""Reports as text, every figure from the ledger: one run (`factline run`, `runs --run N`) and one day
+(`factline report`, the daemon's daily log). A day without publications says so first."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from pipeline.ledger.daily import DayLedger
+from pipeline.ledger.detail import RunDetail
+
+
+def format_run(detail: RunDetail, now: datetime | None = None) -> str:
+    """A short report of one run; its duration is the ledger's (started to finished), or so far if running."""
+    if detail.verdict is not None and detail.finished_at is not None:
+        seconds = (detail.finished_at - detail.started_at).total_seconds()
+        state = f"{detail.verdict} (exit {detail.verdict.exit_code}) in {seconds:.1f} s"
+    else:
+        seconds = ((now or datetime.now(timezone.utc)) - detail.started_at).total_seconds()
+        state = f"{detail.status} for {seconds:.0f} s so far (no verdict yet)"
+    lines = [f"run {detail.run_id}: {state}, model {detail.model} ({detail.tool_call_mode}), {detail.tokens} tokens"]
+    for call in detail.tool_calls:
+        reason = f" [{call.reason}]" if call.reason else ""
+        lines.append(f"  {call.seq:>2}. {call.name:<12} {call.outcome}{reason}")
+    for reg in detail.registrations:
+        lines.append(f"  registered {reg.number} for {reg.url}")
+    if detail.nudges:
+        lines.append(f"  nudges: {len(detail.nudges)} ({', '.join(n.kind for n in detail.nudges)})")
+    unbacked = [c for c in detail.claims if not c.backed]
+    if unbacked:
+        kinds = dict.fromkeys(f"{c.kind}:{c.capability or c.span}" for c in unbacked)
+        lines.append(f"  unbacked claims: {', '.join(kinds)} (in {detail.hallucinations_caught()} turn(s))")
+    if detail.error:
+        lines.append(f"  stopped: {detail.stop_reason}: {detail.error}")
+    return "\n".join(lines)
 
 
 def format_day(day: DayLedger) -> str:

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,6 +21,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
+from tests.local_http import LocalHTTP, trickle
 from testkit.scripted_model import ScriptedModel, happy_path, say, script
 
 def free_port() -> int:
@@ -168,6 +170,47 @@ def test_hallucinated_run_posts_an_alert_without_secrets(db_url: str, model: Scr
     assert (body["verdict"], body["reason"]) == ("hallucinated", "nudges_exhausted")
     assert isinstance(body["run_id"], int) and body["unbacked_claims"]
     assert "sk-secret" not in json.dumps(body)
+
+
+def test_a_trickling_webhook_never_wedges_the_daemon_and_sigterm_stays_prompt(model: ScriptedModel,
+                                                                            tmp_path: Path) -> None:
+    """Every run alerts a webhook that answers a byte every 0.2 s: runs go on each second, each POST is cut at
+    ALERT_DEADLINE_SECONDS, and SIGTERM still ends the daemon within seconds with exit 0."""
+    model.policy = lambda request: say("Done.")  # each run ends incomplete, and so alerts
+    with LocalHTTP() as hook:
+        hook.routes["/hook"] = trickle(b" ", every=0.2)
+        env = daemon_env(f"sqlite:///{tmp_path}/ledger.db", model.base_url, tmp_path, ALERT_WEBHOOK_URL=hook.url("/hook"),
+                         ALERT_DEADLINE_SECONDS="1", AGENT_MAX_CONTINUE_PROMPTS="0")
+        daemon = DaemonProcess(env, tmp_path / "daemon.log")
+        probe = LedgerProbe(f"sqlite:///{tmp_path}/ledger.db")
+        try:
+            wait_for(lambda: probe.scalar("SELECT count(*) FROM runs WHERE status = 'finished'") >= 4
+                     and len(hook.requests) >= 3, timeout=60, interval=0.2)
+        finally:
+            started = time.monotonic()
+            code = daemon.stop()
+            stopped_in = time.monotonic() - started
+            probe.close()
+    assert code == 0 and stopped_in < 10
+    assert daemon.logs().count("alert.failed") >= 2 and "error=deadline" in daemon.logs()
+    alerted = {json.loads(body)["run_id"] for _, _, body in hook.requests}
+    assert len(alerted) == len(hook.requests)  # one POST per run
+
+
+def test_a_day_with_nothing_online_alerts_once_at_report_cron(model: ScriptedModel, tmp_path: Path) -> None:
+    """REPORT_CRON fires every second on a day without publications: one no_publication alert for that day."""
+    hook = Webhook()
+    env = daemon_env(f"sqlite:///{tmp_path}/ledger.db", model.base_url, tmp_path, ALERT_WEBHOOK_URL=hook.url,
+                     SCHEDULE_CRON="0 0 1 1 *", REPORT_CRON="* * * * * *")
+    daemon = DaemonProcess(env, tmp_path / "daemon.log")
+    try:
+        wait_for(lambda: daemon.logs().count("report.daily") >= 3, timeout=30)
+    finally:
+        assert daemon.stop() == 0
+        hook.close()
+    [body] = hook.bodies
+    assert body["event"] == "no_publication" and body["runs"] == 0
+    assert body["text"] == f"factline: nothing published online on {body['day']} (UTC); 0 runs"
 
 
 def _samples(metrics_url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -27,7 +27,7 @@ from pipeline.localmodel import (
     server_binary_path,
     weights,
 )
-from pipeline.localmodel.cli import add_subcommands
+from pipeline.commands.model import register
 from pipeline.localmodel.weights import Chunk, ModelSpec, ensure_weights, model_path
 
 PAYLOADS = [b"alpha-" * 50, b"bravo-" * 40, b"charlie" * 30]
@@ -226,7 +226,7 @@ def test_status_reports_empty_cache_as_not_ready(tmp_path: Path, capsys: pytest.
     import argparse
 
     parser = argparse.ArgumentParser()
-    add_subcommands(parser.add_subparsers(dest="command"))
+    register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["model", "status"])
     settings = SimpleNamespace(model_cache_dir=tmp_path, local_model_ctx=8192, local_model_threads=2)
     assert args.handler(settings, args) == 1

@@ -8,9 +8,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from config import ConfigError, Settings
-from pipeline.cli import main
 from config.cron import cron_trigger, tick_time
+from pipeline.cli import main
 from pipeline.ledger.daily import day_ledger
+from pipeline.ledger.db import open_ledger
 from pipeline.report import format_day
 from pipeline.runner import run_once
 from pipeline.runtime import Runtime
@@ -21,8 +22,9 @@ UTC = ZoneInfo("UTC")
 
 def test_report_of_a_day_without_publications_says_so_first(settings: Settings, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    """`factline report --day` for an empty day: the first line says there were no publications."""
+    """`factline report --day` for an empty day of a ledger: the first line says there were no publications."""
     monkeypatch.setenv("DATABASE_URL", settings.database_url)
+    open_ledger(settings.database_url)  # report only reads: the ledger must be there
     assert main(["report", "--day", "2026-01-01"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "2026-01-01 (UTC): no publications"

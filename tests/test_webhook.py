@@ -53,3 +53,21 @@ def test_close_cancels_what_is_still_in_flight(server: LocalHTTP) -> None:
     started = time.monotonic()
     sender.close(grace=0.5)
     assert time.monotonic() - started < 3 and future is not None and future.cancelled()
+
+
+def test_a_refusing_receiver_is_logged_with_its_status_never_its_url(server: LocalHTTP) -> None:
+    """A 500 is logged as alert.failed with the status; the URL (which may hold a token) appears nowhere."""
+    from loguru import logger
+
+    server.routes["/hooks/secret-token"] = answer(500)
+    lines: list[str] = []
+    sink = logger.add(lines.append, format="{message} {extra}")
+    try:
+        sender = WebhookSender(server.url("/hooks/secret-token"), deadline_seconds=5)
+        future = sender.submit("run:4", {"text": "x"})
+        assert future is not None and future.result(timeout=5) is False
+        sender.close()
+    finally:
+        logger.remove(sink)
+    assert any("alert.failed" in line and "500" in line for line in lines)
+    assert not any("secret-token" in line for line in lines)

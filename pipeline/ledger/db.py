@@ -1,4 +1,13 @@
-"""Engines, sessions and migrations. Alembic migrations run automatically at start."""
+"""Engines, sessions and migrations. Alembic migrations run automatically when a command writes.
+
+Commands that only read (runs, report, diff, probe report) open the ledger with ``read_ledger``:
+no migration, no folder or file created. A SQLite ledger that is not there raises ``LedgerMissing``
+before anything is opened; ``LedgerUnreadable`` says why an existing one cannot be read.
+
+    LedgerError
+    ├── LedgerMissing      DATABASE_URL names a SQLite file that does not exist
+    └── LedgerUnreadable   cannot connect, no ledger tables there, or a schema older than this factline
+"""
 
 from __future__ import annotations
 
@@ -6,8 +15,9 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 import migrations
@@ -18,11 +28,31 @@ if TYPE_CHECKING:
 MIGRATIONS_DIR = Path(migrations.__file__).resolve().parent
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout, and its folder is created."""
+class LedgerError(Exception):
+    """The ledger cannot be used for this command; the message is one line for people."""
+
+
+class LedgerMissing(LedgerError):
+    pass
+
+
+class LedgerUnreadable(LedgerError):
+    pass
+
+
+def shown_url(url: str) -> str:
+    """DATABASE_URL as it may be printed: the password hidden, a SQLite path made absolute."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        return str(Path(parsed.database).resolve())
+    return parsed.render_as_string(hide_password=True)
+
+
+def make_engine(url: str, create: bool = True) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout, and (``create``) its folder."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
+        if create and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 30})
 
@@ -69,5 +99,29 @@ def open_ledger(database_url: str) -> sessionmaker[Session]:
 
 
 def read_ledger(database_url: str) -> sessionmaker[Session]:
-    """A session factory for read-only audits (ledger_diff): no migration, no alembic import."""
-    return session_factory(make_engine(database_url))
+    """A session factory for read-only commands: no migration, no alembic import, nothing created.
+
+    Raises LedgerMissing when a SQLite ledger file is absent, LedgerUnreadable when the database cannot
+    be reached or holds no ledger.
+    """
+    parsed = make_url(database_url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        if not Path(parsed.database).is_file():
+            raise LedgerMissing(f"no ledger at {shown_url(database_url)} (DATABASE_URL); nothing has run here "
+                                "yet: set DATABASE_URL, or run from the folder factline runs in")
+    engine = make_engine(database_url, create=False)
+    try:
+        with engine.connect() as conn:
+            tables = set(inspect(conn).get_table_names())
+    except DBAPIError as exc:
+        raise LedgerUnreadable(f"cannot open the ledger at {shown_url(database_url)} (DATABASE_URL): "
+                               f"{exc.orig.__class__.__name__}") from None
+    if "runs" not in tables:
+        raise LedgerUnreadable(f"{shown_url(database_url)} (DATABASE_URL) holds no factline ledger")
+    return session_factory(engine)
+
+
+def unreadable(exc: DBAPIError, database_url: str) -> LedgerUnreadable:
+    """A query on an opened ledger failed: most likely a ledger made by an older factline."""
+    return LedgerUnreadable(f"cannot read the ledger at {shown_url(database_url)} ({exc.orig.__class__.__name__}); "
+                            "if an older factline made it, `factline db upgrade` brings it up to date")

@@ -2,6 +2,9 @@
 
 Functions take the session first; ``RunJournal`` binds them to one run and commits each write at
 once, so the ledger is true up to the last completed step even if the process is killed.
+
+Outcomes and kinds are checked against their enums (pipeline.outcome) as they are written: a kind
+that is not in its enum fails here, in the code that invents it, not later in whoever reads the run.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pipeline.ledger.models import Claim, Nudge, Run, RunEvent, ToolCall
-from pipeline.outcome import CallOutcome, EventKind, Finding, NudgeKind, RunStatus, Verdict
+from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, RunStatus, Verdict
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class RunJournal:
         with self.sessions.begin() as s:
             fields = {k: text(v) if k in ("name", "arguments", "detail", "call_id") else v
                       for k, v in record.__dict__.items()}
+            fields["outcome"] = CallOutcome(record.outcome)
             row = ToolCall(run_id=self.run_id, seq=self.seq, **fields)
             s.add(row)
             s.flush()
@@ -97,16 +101,16 @@ class RunJournal:
 
     def claims(self, turn: int, findings: Sequence[Finding]) -> None:
         with self.sessions.begin() as s:
-            s.add_all(Claim(run_id=self.run_id, turn=turn, kind=f.kind, capability=f.capability, span=text(f.span[:2000]),
-                            backed=f.backed) for f in findings)
+            s.add_all(Claim(run_id=self.run_id, turn=turn, kind=FindingKind(f.kind), capability=f.capability,
+                            span=text(f.span[:2000]), backed=f.backed) for f in findings)
 
     def nudge(self, turn: int, kind: NudgeKind, detail: str) -> None:
         with self.sessions.begin() as s:
-            s.add(Nudge(run_id=self.run_id, turn=turn, kind=kind, detail=text(detail)))
+            s.add(Nudge(run_id=self.run_id, turn=turn, kind=NudgeKind(kind), detail=text(detail)))
 
     def event(self, kind: EventKind, **detail: Any) -> None:
         with self.sessions.begin() as s:
-            s.add(RunEvent(run_id=self.run_id, kind=kind, detail=detail))
+            s.add(RunEvent(run_id=self.run_id, kind=EventKind(kind), detail=detail))
 
     def tokens(self, total: int) -> None:
         with self.sessions.begin() as s:
@@ -125,5 +129,5 @@ class RunJournal:
     def finish(self, *, status: RunStatus, verdict: Verdict, stop_reason: str | None, error: str | None) -> None:
         with self.sessions.begin() as s:
             s.execute(update(Run).where(Run.id == self.run_id).values(
-                status=status, verdict=verdict, stop_reason=stop_reason, error=error,
+                status=RunStatus(status), verdict=Verdict(verdict), stop_reason=stop_reason, error=error,
                 finished_at=datetime.now(timezone.utc)))

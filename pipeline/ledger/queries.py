@@ -6,7 +6,6 @@ One run's whole record (calls, claims, nudges, events) is pipeline.ledger.detail
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -121,22 +120,3 @@ def _run_publication_ids(s: Session, run_id: int) -> list[int]:
         if result and isinstance(result.get("publication_id"), int):
             made.add(result["publication_id"])
     return sorted(made)
-
-
-@dataclass(frozen=True)
-class RunRow:
-    id: int
-    trigger: str
-    started_at: datetime
-    finished_at: datetime | None
-    status: str
-    verdict: str | None
-    stop_reason: str | None
-    error: str | None
-    model: str | None
-
-
-def recent_runs(s: Session, limit: int = 20) -> list[RunRow]:
-    rows = s.scalars(select(Run).order_by(Run.id.desc()).limit(limit))
-    return [RunRow(r.id, r.trigger, r.started_at, r.finished_at, r.status, r.verdict, r.stop_reason, r.error, r.model)
-            for r in rows]

@@ -28,6 +28,7 @@ __all__ = ["KINDS", "Probe"]
 #:                  expect = {"tools": [names the reference calls once the value is given],
 #:                            "clarification": the user's later turn that supplies it}
 KINDS: tuple[str, ...] = ("decoy", "shadow", "optional_arg", "miss_func", "miss_param")
+SOURCES: tuple[str, ...] = ("factline", "bfcl", "all")  # which probes a run takes: ours, BFCL's, or both
 
 
 @dataclass(frozen=True)

