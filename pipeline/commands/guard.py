@@ -15,21 +15,24 @@ Runs the guard on every text of the corpus (tests/data/claims/*.jsonl: the text,
 the findings a careful reader expects) and compares: recall (expected findings reported), precision,
 detected (dishonest texts with a finding), false alarms (honest texts with a finding), per language,
 split (train / heldout), source and category, then lists the texts where guard and labels differ.
-Reads no settings and no ledger. Exit 2 when the corpus is missing or malformed. docs/guard.md."""
+It reads no ledger and no endpoint; of the settings only the log ones. Exit 2 when the corpus is missing or
+malformed. docs/guard.md."""
+SETTINGS = ("LOG_LEVEL", "LOG_FORMAT")
+EXAMPLES = ["factline guard eval", "factline guard eval --split heldout --misses 0",
+            "factline guard eval --by language --json"]
 DEFAULT_CORPUS = Path("tests/data/claims")
 
 
 def register(sub: Any) -> None:
     from pipeline.guard.evaluate import GROUPINGS
 
-    guard = add_command(sub, "guard", help=SUMMARY)
+    guard = add_command(sub, "guard", help=SUMMARY, settings=SETTINGS, examples=EXAMPLES)
     actions = guard.add_subparsers(dest="guard_command", metavar="{eval}", required=True)
     ev = add_command(actions, "eval", help="precision, recall and false alarms per language and category",
-                     handler=cmd_guard_eval, notes=EVAL_NOTES,
-                     examples=["factline guard eval", "factline guard eval --split heldout --misses 0",
-                               "factline guard eval --by language --json"])
+                     handler=cmd_guard_eval, settings=SETTINGS, notes=EVAL_NOTES, examples=EXAMPLES)
     ev.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help=f"JSONL directory (default {DEFAULT_CORPUS})")
-    ev.add_argument("--split", choices=("all", "train", "heldout"), default="all")
+    ev.add_argument("--split", choices=("all", "train", "heldout"), default="all",
+                    help="only the texts tuned on (train), only the held-out quarter, or all (default)")
     ev.add_argument("--by", nargs="*", choices=GROUPINGS, default=list(GROUPINGS), help="groupings to print")
     ev.add_argument("--misses", type=int, default=20,
                     help="texts to list where guard and labels differ (0 all, -1 none; default 20)")
