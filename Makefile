@@ -8,7 +8,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-.PHONY: install model run test bench-short
+.PHONY: install model browser run test bench-short
 install: $(VENV)/.installed
 
 # llama-server built from source and the verified weights, into MODEL_CACHE_DIR (~/.cache/factline);
@@ -17,10 +17,14 @@ model: install
 	$(VENV)/bin/factline model build
 	$(VENV)/bin/factline model fetch
 
+# Debian's chromium for the dashboard's browser tests (Playwright drives it; `playwright install` is never run).
+browser:
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+
 run: install
 	$(VENV)/bin/factline run
 
-test: install model
+test: install model browser
 	$(PY) -m pytest
 
 bench-short: install

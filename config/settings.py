@@ -98,6 +98,11 @@ class Settings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(9464, ge=0, le=65535)  # 0: pick a free port (the daemon prints it)
 
+    # the dashboard (factline web; the daemon serves it too when WEB_PORT is not 0): pipeline.web
+    web_host: str = "127.0.0.1"
+    web_port: int = Field(0, ge=0, le=65535)
+    web_token: SecretStr | None = None  # when set, required as a bearer token or the login form's cookie
+
     # probe suite (factline probe): concurrency, a per-run token cap, and the --gate thresholds
     probe_concurrency: int = Field(2, ge=1, le=64)
     probe_max_tokens: int = Field(3_000_000, ge=1)
@@ -110,6 +115,15 @@ class Settings(BaseSettings):
     def _split_hosts(cls, value: object) -> object:
         if isinstance(value, str):
             return [h.strip().lower() for h in value.split(",") if h.strip()]
+        return value
+
+    @field_validator("web_token")
+    @classmethod
+    def _long_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None  # WEB_TOKEN= (empty) means no token
+        if len(value.get_secret_value()) < 16:
+            raise ValueError("must be at least 16 characters (e.g. `python -c 'import secrets; print(secrets.token_urlsafe())'`)")
         return value
 
     @field_validator("log_level", "log_format", mode="before")

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
 from config import ConfigError, load_settings
-from pipeline.commands import daemon, db, diff, guard, model, probe, report, run, runs
+from pipeline.commands import daemon, db, diff, guard, model, probe, report, run, runs, web
 from pipeline.commands.common import CommandError, Handler, stdout_closed
 
 COMMANDS = (
@@ -30,6 +30,7 @@ COMMANDS = (
     guard.register,
     model.register,
     db.register,
+    web.register,
 )
 
 

@@ -1,7 +1,8 @@
 """The daemon: APScheduler 3 fires ticks; each tick is claimed in the ledger, then run like `factline run`.
 
     start: check SCHEDULE_CRON / REPORT_CRON / SCHEDULE_TIMEZONE -> open runtime -> mark dead runs interrupted
-           -> /metrics + /healthz -> scheduler (in-memory job store, coalesce, max_instances=1)
+           -> /metrics + /healthz (+ the dashboard when WEB_PORT is not 0)
+           -> scheduler (in-memory job store, coalesce, max_instances=1)
     tick(fire time): claim (pipeline, fire time in UTC) by opening the runs row -> run_once -> metrics, alert
                      a replica that loses the claim (TickAlreadyClaimed) skips the tick and logs it
     report(fire time): log the day's report; alert when nothing was published online that day
@@ -19,6 +20,7 @@ import logging
 import signal
 import threading
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import datetime
 from types import FrameType
 from typing import Any
@@ -39,6 +41,7 @@ from pipeline.metrics import Metrics, MetricsServer
 from pipeline.report import format_day
 from pipeline.runner import TickAlreadyClaimed, run_once
 from pipeline.runtime import Runtime, open_runtime
+from pipeline.web import WebServer, build_app, check_exposure
 from pipeline.webhook import WebhookSender
 
 
@@ -133,9 +136,11 @@ def run_daemon(settings: Settings, announce: Callable[[str], None] = print) -> i
     tz = time_zone(settings.schedule_timezone)
     schedule = cron_trigger(settings.schedule_cron, tz, "SCHEDULE_CRON")
     report = cron_trigger(settings.report_cron, tz, "REPORT_CRON")
+    if settings.web_port:
+        check_exposure(settings.web_host, settings)
     stop = threading.Event()
     _on_signals(stop)
-    with open_runtime(settings) as runtime:
+    with open_runtime(settings) as runtime, ExitStack() as web:
         with runtime.sessions.begin() as s:
             if stale := interrupt_stale_runs(s):
                 logger.warning("daemon.interrupted_stale_runs", run_ids=stale)
@@ -147,6 +152,10 @@ def run_daemon(settings: Settings, announce: Callable[[str], None] = print) -> i
         daemon = Daemon(runtime, metrics, stop, alerts)
         with MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy) as server:
             announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
+            if settings.web_port:
+                dashboard = web.enter_context(WebServer(build_app(settings, runtime.sessions), settings.web_host,
+                                                        settings.web_port))
+                announce(f"factline daemon: dashboard at {dashboard.url}/")
             scheduler = _scheduler(settings, tz)
             scheduler.add_job(daemon.tick, schedule, args=[FIRE_TIME], id="pipeline", name="pipeline tick")
             scheduler.add_job(daemon.daily_report, report, args=[FIRE_TIME], id="report", name="daily report")

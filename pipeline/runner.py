@@ -90,6 +90,7 @@ class AgentLoop:
             self.usage.check_before_turn()
             turn_no += 1
             turn = self.llm.next_turn(self.messages, TOOLS)
+            self.journal.turn(turn_no, turn.text, len(turn.calls), turn.tokens)
             self.messages.append(turn.message)
             ok_calls = self._dispatch_all(turn_no, turn)
             match self._decide(turn_no, turn, ok_calls):

@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("pipeline.runtime",),
     ("pipeline.runner",),
     ("pipeline.probe", "pipeline.metrics", "pipeline.alerts", "pipeline.webhook", "pipeline.report"),
+    ("pipeline.web",),
     ("pipeline.daemon",),
     ("pipeline.commands", "pipeline.cli"),
     ("testkit",),

@@ -30,10 +30,6 @@ def register(sub: Any) -> None:
                            "prose_calls, counts}")
 
 
-def _braces(items: list[str]) -> str:
-    return "{" + ",".join(items) + "}"
-
-
 def cmd_diff(settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.ledger import listing, queries
 
@@ -48,8 +44,5 @@ def cmd_diff(settings: Settings, args: argparse.Namespace) -> int:
     if not rows:
         emit("no runs in the ledger")
     for r in rows:
-        extra = f" prose_calls={_braces(r.prose_calls)}" if r.prose_calls else ""
-        extra += "".join(f" {k}={v}" for k, v in sorted(r.counts.items()))
-        emit(f"run {r.run_id} verdict={r.verdict} claimed={_braces(r.claimed)} called={_braces(r.called)} "
-             f"hallucinated={_braces(r.hallucinated)} ungrounded={_braces(r.ungrounded)}{extra}")
+        emit(r.line())
     return 1 if any(r.has_hallucinations for r in rows) else 0

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from pipeline.ledger.models import Claim, Nudge, Run, RunEvent, ToolCall
+from pipeline.ledger.models import AgentTurn, Claim, Nudge, Run, RunEvent, ToolCall
 from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, RunStatus, Verdict
 
 
@@ -98,6 +98,11 @@ class RunJournal:
             s.add(row)
             s.flush()
             return row.id
+
+    def turn(self, turn: int, text_: str, calls: int, tokens: int) -> None:
+        """What the model wrote in this turn, verbatim: the run's story as the dashboard tells it."""
+        with self.sessions.begin() as s:
+            s.add(AgentTurn(run_id=self.run_id, turn=turn, text=text(text_) or "", calls=calls, tokens=tokens))
 
     def claims(self, turn: int, findings: Sequence[Finding]) -> None:
         with self.sessions.begin() as s:

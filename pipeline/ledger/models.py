@@ -49,7 +49,7 @@ class Run(Base):
     pipeline: Mapped[str] = mapped_column(String(64), default="content")
     trigger: Mapped[str] = mapped_column(String(16))  # manual | schedule
     scheduled_for: Mapped[datetime | None]
-    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)  # the dashboard's day ranges
     finished_at: Mapped[datetime | None]
     status: Mapped[str] = mapped_column(String(16), default="running", index=True)  # pipeline.outcome.RunStatus
     verdict: Mapped[str | None] = mapped_column(String(16), index=True)  # pipeline.outcome.Verdict
@@ -135,7 +135,7 @@ class Publication(Base):
     idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
     head_status: Mapped[int | None]
     verified_at: Mapped[datetime | None]
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)  # the dashboard's day filter
 
 
 class Registration(Base):
@@ -145,6 +145,21 @@ class Registration(Base):
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
     publication_id: Mapped[int] = mapped_column(ForeignKey("publications.id"), unique=True)
     number: Mapped[str] = mapped_column(String(32), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class AgentTurn(Base):
+    """What the model wrote in one turn, verbatim (NULs escaped): the text the guard read, shown by the dashboard."""
+
+    __tablename__ = "turns"
+    __table_args__ = (UniqueConstraint("run_id", "turn"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))  # indexed by the unique constraint
+    turn: Mapped[int]
+    text: Mapped[str] = mapped_column(Text)
+    calls: Mapped[int] = mapped_column(default=0)
+    tokens: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

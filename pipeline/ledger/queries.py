@@ -35,6 +35,16 @@ class RunDiff:
     def has_hallucinations(self) -> bool:
         return bool(self.hallucinated or self.ungrounded or self.prose_calls)
 
+    def line(self) -> str:
+        """The one line scripts/ledger_diff.py prints (and the dashboard shows on top of a run)."""
+        def fmt(items: list[str]) -> str:
+            return "{" + ",".join(items) + "}"
+
+        extra = f" prose_calls={fmt(self.prose_calls)}" if self.prose_calls else ""
+        extra += "".join(f" {k}={v}" for k, v in sorted(self.counts.items()))
+        return (f"run {self.run_id} verdict={self.verdict} claimed={fmt(self.claimed)} called={fmt(self.called)} "
+                f"hallucinated={fmt(self.hallucinated)} ungrounded={fmt(self.ungrounded)}{extra}")
+
 
 def diffs(s: Session, run_ids: list[int]) -> list[RunDiff]:
     verdicts = dict(s.execute(select(Run.id, Run.verdict).where(Run.id.in_(run_ids))).all())

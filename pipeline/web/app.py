@@ -1,0 +1,229 @@
+"""The dashboard's routes: four pages, each with a JSON twin under /api/, a login form, the stylesheet.
+
+    /                  /api/today           the day's runs per pipeline, failures first, totals
+    /runs/{id}         /api/runs/{id}       one run, turn by turn
+    /publications      /api/publications    URL, verification, registration
+    /probes            /api/probes          the three probe rates over time, per (model, mode, source)
+
+Query parameters (list pages): day=YYYY-MM-DD (in SCHEDULE_TIMEZONE), pipeline, verdict, model, page.
+A bad value answers 400 naming it. Handlers are plain functions (Starlette runs them in its thread pool),
+each opening one read-only session.
+
+Every answer carries a Content-Security-Policy without any script source (the pages have no script),
+``nosniff``, ``no-referrer``, ``frame-ancestors 'none'`` and ``no-store``. Templates autoescape; the
+model's text is only ever inserted as escaped text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+from zoneinfo import ZoneInfo
+
+from jinja2 import Environment, PackageLoader
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.datastructures import MutableHeaders
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from config import Settings
+from config.cron import time_zone
+from pipeline.outcome import Verdict
+from pipeline.web import auth
+from pipeline.web.charts import COLOURS, series_chart
+from pipeline.web.data import Filters, publications_page, today_page
+from pipeline.web.probes import GATED, probe_models, probe_series
+from pipeline.web.story import pretty, run_story
+
+__all__ = ["CSP", "build_app"]
+
+CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+       "base-uri 'none'")
+HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+           "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_FILTER = 200
+
+
+class SecurityHeaders:
+    """HEADERS on every answer (plain ASGI: BaseHTTPMiddleware's extra task per request is not needed here)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message).update(HEADERS)
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def jsonable(value: Any) -> Any:
+    """Dataclasses, dates and containers as JSON values (times in ISO 8601)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def web_link(url: str | None) -> str | None:
+    """The URL if a browser may follow it from here (http or https), else None: shown as text."""
+    return url if url and urlsplit(url).scheme in ("http", "https") else None
+
+
+def parse_filters(request: Request) -> Filters:
+    """The list filters from the query string; 400 naming the parameter when one is malformed."""
+    params = request.query_params
+    try:
+        day = date.fromisoformat(params["day"]) if params.get("day") else None
+    except ValueError:
+        raise HTTPException(400, "day must be a date as YYYY-MM-DD") from None
+    try:
+        page = int(params.get("page") or 1)
+    except ValueError:
+        raise HTTPException(400, "page must be a whole number") from None
+    if page < 1 or page > 100_000:
+        raise HTTPException(400, "page must be between 1 and 100000")
+    text = {}
+    for name in ("pipeline", "verdict", "model"):
+        value = params.get(name) or None
+        if value is not None and len(value) > MAX_FILTER:
+            raise HTTPException(400, f"{name} is longer than {MAX_FILTER} characters")
+        text[name] = value
+    return Filters(day=day, page=page, **text)
+
+
+class Dashboard:
+    """The pages over one ledger; ``sessions`` is read only."""
+
+    def __init__(self, settings: Settings, sessions: sessionmaker[Session]) -> None:
+        self.settings, self.sessions = settings, sessions
+        self.tz: ZoneInfo = time_zone(settings.schedule_timezone)
+        self.env = Environment(loader=PackageLoader("pipeline.web", "templates"), autoescape=True,
+                               trim_blocks=True, lstrip_blocks=True)
+        self.env.globals.update(tz=str(self.tz), gated=GATED, colours=COLOURS, chart=series_chart,
+                                verdicts=[v.value for v in Verdict], web_link=web_link)
+        self.env.filters.update(when=self._when, seconds=_seconds, query=_query, pretty=pretty)
+
+    def _when(self, value: datetime | None, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
+        return value.astimezone(self.tz).strftime(fmt) if value else "-"
+
+    def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        return HTMLResponse(self.env.get_template(name).render(**context), status_code=status)
+
+    def today_data(self, request: Request) -> Any:
+        filters = parse_filters(request)
+        day = filters.day or datetime.now(self.tz).date()
+        with self.sessions() as s:
+            return today_page(s, filters, day, self.tz)
+
+    def today(self, request: Request) -> Response:
+        return self.page("today.html", view=self.today_data(request))
+
+    def api_today(self, request: Request) -> Response:
+        return JSONResponse(jsonable(self.today_data(request)))
+
+    def run_data(self, request: Request) -> Any:
+        with self.sessions() as s:
+            story = run_story(s, request.path_params["run_id"])
+        if story is None:
+            raise HTTPException(404, f"no run {request.path_params['run_id']} in the ledger")
+        return story
+
+    def run(self, request: Request) -> Response:
+        return self.page("run.html", run=self.run_data(request))
+
+    def api_run(self, request: Request) -> Response:
+        return JSONResponse(jsonable(self.run_data(request)))
+
+    def publications_data(self, request: Request) -> Any:
+        filters = parse_filters(request)
+        with self.sessions() as s:
+            return publications_page(s, filters, self.tz)
+
+    def publications(self, request: Request) -> Response:
+        return self.page("publications.html", view=self.publications_data(request))
+
+    def api_publications(self, request: Request) -> Response:
+        return JSONResponse(jsonable(self.publications_data(request)))
+
+    def probes(self, request: Request) -> Response:
+        model = parse_filters(request).model
+        with self.sessions() as s:
+            series, models = probe_series(s, model), probe_models(s)
+        return self.page("probes.html", series=series, model=model, models=models)
+
+    def api_probes(self, request: Request) -> Response:
+        with self.sessions() as s:
+            return JSONResponse(jsonable(probe_series(s, parse_filters(request).model)))
+
+    def login_form(self, request: Request) -> Response:
+        return self.page("login.html", next=auth.local_path(request.query_params.get("next")), failed=False)
+
+    async def login(self, request: Request) -> Response:
+        ok, target = await auth.login_attempt(request, self.settings.web_token)
+        if not ok:
+            return self.page("login.html", status=401, next=target, failed=True)
+        response = RedirectResponse(target, status_code=303)
+        if self.settings.web_token is not None:
+            response.set_cookie(auth.COOKIE, auth.cookie_value(self.settings.web_token), httponly=True,
+                                samesite="strict", path="/")
+        return response
+
+    def error(self, request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        return self.page("error.html", status=exc.status_code, status_code=exc.status_code, detail=exc.detail)
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.1f} s" if value < 120 else f"{value / 60:.1f} min"
+
+
+def _query(filters: Filters, **changes: Any) -> str:
+    return "?" + urlencode(filters.query(**changes))
+
+
+def build_app(settings: Settings, sessions: sessionmaker[Session]) -> Starlette:
+    """The ASGI app of the dashboard over the ledger that ``sessions`` reads."""
+    d = Dashboard(settings, sessions)
+    routes = [
+        Route("/", d.today, methods=["GET"]),
+        Route("/api/today", d.api_today, methods=["GET"]),
+        Route("/runs/{run_id:int}", d.run, methods=["GET"]),
+        Route("/api/runs/{run_id:int}", d.api_run, methods=["GET"]),
+        Route("/publications", d.publications, methods=["GET"]),
+        Route("/api/publications", d.api_publications, methods=["GET"]),
+        Route("/probes", d.probes, methods=["GET"]),
+        Route("/api/probes", d.api_probes, methods=["GET"]),
+        Route("/login", d.login_form, methods=["GET"]),
+        Route("/login", d.login, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [Middleware(SecurityHeaders)]
+    if settings.web_token is not None:
+        middleware.append(Middleware(auth.TokenMiddleware, token=settings.web_token))
+    return Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: d.error})
