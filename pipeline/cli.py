@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
 from config import ConfigError, load_settings
-from pipeline.commands import daemon, db, diff, model, probe, report, run, runs, web
+from pipeline.commands import daemon, db, diff, guard, model, probe, report, run, runs, web
 from pipeline.commands.common import CommandError, Handler, stdout_closed
 
 COMMANDS = (
@@ -27,6 +27,7 @@ COMMANDS = (
     diff.register,
     daemon.register,
     probe.register,
+    guard.register,
     model.register,
     db.register,
     web.register,
