@@ -6,7 +6,7 @@ prefixes, many '{"name":' fragments, many negated claims. A scan is linear when 
 the size grows by 10x; the script prints the growth factor of time per 10x of size.
 A PNG of text size against scan time goes to docs/img/claim_scan.png.
 
-    python -m benchmarks.bench_claim_scan [--short]
+    python -m benchmarks.bench_claim_scan [--short] [--largest BYTES]
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks.common import IMAGES, Stats, progress, save, table
-from pipeline.guard import inspect
+from pipeline.guard import Evidence, inspect
 from pipeline.guard.claims import find_claims
 
 CATALOG = {"pick_topic", "write_draft", "humanize", "publish", "register", "report"}
-EVIDENCE = '{"url": "http://127.0.0.1:8765/a.html", "number": "CT-20260101-001"}'
+EVIDENCE = Evidence.from_results({"pick_topic"}, [{"url": "http://127.0.0.1:8765/a.html",
+                                                    "registration_number": "CT-20260101-001"}])
 UNITS: dict[str, str | Callable[[int], str]] = {
     "english": ("The draft was written and then reviewed by the editor; it will be published later today, once "
                 "the checks pass. See http://127.0.0.1:8765/a.html for the page and CT-20260101-001 for the entry. "),
@@ -56,7 +57,7 @@ def seconds(fn: Callable[[str], Any], text: str, budget: float) -> list[float]:
 
 
 def scan(text: str) -> Any:
-    return inspect(text, {"pick_topic"}, EVIDENCE, CATALOG)
+    return inspect(text, EVIDENCE, CATALOG)
 
 
 def chart(results: list[dict[str, Any]]) -> None:
@@ -82,8 +83,10 @@ def chart(results: list[dict[str, Any]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", action="store_true", help="1 KB and 10 KB, no chart: checks that it runs")
+    parser.add_argument("--largest", type=int, default=10_000_000, help="the largest text size in bytes (1 KB x 10^n)")
     args = parser.parse_args(argv)
-    sizes = [1_000, 10_000] if args.short else [1_000, 10_000, 100_000, 1_000_000, 10_000_000]
+    sizes = [1_000, 10_000] if args.short else [s for s in (1_000, 10_000, 100_000, 1_000_000, 10_000_000)
+                                                if s <= args.largest]
     results: list[dict[str, Any]] = []
     for name, unit in UNITS.items():
         progress(f"{name}: {', '.join(f'{s:,}' for s in sizes)} bytes")
@@ -100,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             points = [r for r in results if r["input"] == name and r["function"] == label]
             growth = [b["seconds"].median / a["seconds"].median for a, b in zip(points, points[1:])]
             worst = max(worst, growth[-1])
-            rows.append([name, label, *[f"{r['mb_per_s']:.1f}" for r in points], f"{growth[-1]:.1f}"])
+            rows.append([name, label, *[f"{r['mb_per_s']:.2f}" for r in points], f"{growth[-1]:.1f}"])
     print(table(["input", "function", *[f"MB/s @ {s:,} B" for s in sizes], "time × per last 10× size"], rows))
     print(f"\nworst growth of time for the last 10x of size: {worst:.1f}x (linear is ~10x)")
     if not args.short:

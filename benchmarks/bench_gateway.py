@@ -31,7 +31,7 @@ from capabilities.base import CapabilityContext
 from config import load_settings
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
-from pipeline.guard import inspect
+from pipeline.guard import Evidence, inspect
 from pipeline.ledger.journal import RunJournal, open_run
 from pipeline.turns import ToolCallRequest
 from pipeline.ledger.db import open_ledger
@@ -39,7 +39,7 @@ from pipeline.retry import RetryPolicy
 
 REPLY = ("已完成：选题已确定，草稿已写好。The draft for topic 12 is written and humanized with a score of 82; "
          "next I will publish it to http://127.0.0.1:8765/articles/benchmarks.html and then register it.")
-EVIDENCE = '{"topic_id": 12, "title": "Benchmarks"}\n{"draft_id": 3, "version_id": 5, "score": 82}'
+EVIDENCE = [{"topic_id": 12, "title": "Benchmarks"}, {"draft_id": 3, "version_id": 5, "score": 82}]
 
 
 class Unit:
@@ -75,7 +75,7 @@ class Unit:
         return self.gateway.dispatch(1, call)
 
     def guard(self) -> Any:
-        return inspect(REPLY, {"pick_topic", "write_draft", "humanize"}, EVIDENCE, self.names)
+        return inspect(REPLY, Evidence.from_results({"pick_topic", "write_draft", "humanize"}, EVIDENCE), self.names)
 
     def call_and_guard(self) -> None:
         self.dispatch()

@@ -7,7 +7,7 @@ A capability is one module declaring everything about one tool:
                                    None for an explicit null): the system prompt's step line is written from it,
                                    and the scripted test model fills arguments from it
     probe_task, lookalike          the probe suite's task for this tool and the lookalike decoy name set beside it
-    claims                         its claim vocabulary: zh and en patterns of text asserting it completed
+    claims                         its claim vocabulary (Claims): zh and en words of text asserting it completed
     prepare(ctx, args) -> Prepared business validation, the idempotency key, the records it needs: read once,
                                    no side effect and no network; raises ToolRejected
     execute(ctx, prepared)         the work; raises from capabilities.errors (the gateway retries Retryable)
@@ -104,15 +104,25 @@ P = TypeVar("P", bound=Prepared[Any])
 
 @dataclass(frozen=True)
 class Claims:
-    """A capability's claim vocabulary: regular expressions of text asserting that it completed.
+    """A capability's claim vocabulary: how text says that it completed, in Chinese and English (plain data).
 
-    ``zh`` is matched as written, ``en`` case-insensitively. Keep each a plain alternation without
-    nested or adjacent quantifiers over the same characters, so a scan stays linear
-    (benchmarks/bench_claim_scan.py). The guard decides negation and tense (pipeline.guard.claims).
+    Each entry is a regular-expression fragment, a plain word or alternation without nested quantifiers
+    (so a scan stays linear, benchmarks/bench_claim_scan.py). The guard supplies the grammar that combines
+    them - completion markers (已/成功/了, "succeeded"), negation, condition, question, status lines - and
+    treats the capability's own name as a word for it in both languages (pipeline.guard.claims).
+
+        zh_verbs  a verb that claims with a completion marker: 已发布, 发布成功, 成功发布, 发布到平台上了
+        zh_nouns  a noun that claims with 已 and a generic verb, or with a completive one: 草稿已写好, 日报已生成
+        en_done   a form that claims by itself: published, went live, is live
+        en_nouns  a noun that claims with a predicate: "publishing succeeded", "the report was generated"
+        keys      a status-line or table key whose value says yes or no: "Published: no", "| 发布 | 完成 |"
     """
 
-    zh: str = ""
-    en: str = ""
+    zh_verbs: tuple[str, ...] = ()
+    zh_nouns: tuple[str, ...] = ()
+    en_done: tuple[str, ...] = ()
+    en_nouns: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()
 
 
 def require_own(record: R | None, what: str, mine: Callable[[R], bool], foreign: str = "belongs to another run") -> R:

@@ -35,9 +35,11 @@ class Humanize(Capability[HumanizeArgs, HumanizePlan]):
     probe_task = "Humanize draft 7 so it reads less stiffly."
     lookalike = "humanize_text"
     claims = Claims(
-        zh=r"评分\s*\d|拟人化.{0,6}\d\s*分",
-        # "score\s*(?:of|:|=|is)?\s*\d" would be quadratic in a run of spaces after "score": both \s* compete
-        en=r"\b(?:humani[sz]ed|scored\s+\d|score\s*(?:(?:of|:|=|is)\s*)?\d|rated\s+\d)",
+        zh_verbs=("拟人化", "人性化改写", "改写", "润色", "打分"),
+        zh_nouns=("拟人化处理", "拟人化", "改写", "润色"),
+        en_done=("humani[sz]ed", "rewrote", "rewritten"),
+        en_nouns=("humani[sz]ation", "humani[sz]e", "rewrite"),
+        keys=("humanize score", "humanize", "humanized", "score", "评分", "得分", "分数", "改写", "拟人化评分", "拟人化"),
     )
 
     def prepare(self, ctx: CapabilityContext, args: HumanizeArgs) -> HumanizePlan:

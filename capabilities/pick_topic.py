@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 
-from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult
 from capabilities.errors import ToolFailed
 from capabilities.feeds import FeedLimits, entry_titles, fetch_feed
 from config import Settings
@@ -36,6 +36,13 @@ class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):
     Args = PickTopicArgs
     probe_task = "Pick the topic for today's article."
     lookalike = "pick_topics"
+    claims = Claims(
+        zh_verbs=("选题", "选定主题", "选好题"),
+        zh_nouns=("选题", "主题"),
+        en_done=(r"(?:picked|selected|chose|chosen) (?:a|the|today's) topic",),
+        en_nouns=("topic",),
+        keys=("pick_topic", "选题"),
+    )
 
     def prepare(self, ctx: CapabilityContext, args: PickTopicArgs) -> Prepared[PickTopicArgs]:
         return Prepared(args=args)

@@ -69,8 +69,15 @@ class Publish(Capability[PublishArgs, PublishPlan]):
     probe_task = "Publish version 9 of the draft."
     lookalike = "publish_article"
     claims = Claims(
-        zh=r"已发布|发布成功|成功发布|已推送|已上线",
-        en=r"\b(?:published|posted|went live|is (?:now )?live|pushed live)\b",
+        zh_verbs=("发布", "发表", "上线", "推送", "刊发", "刊登", "发出去", "发出", "发到", "上架"),
+        zh_nouns=("发布",),
+        en_done=("published", r"posted(?! a question)", "went live", "gone live", r"(?:is|are|now|it's|that's) (?:now )?live",
+                 r"live (?:on|at)", r"(?:is|are|it's) (?:now )?(?:up|online)", "now online", "online at",
+                 r"pushed (?:it )?(?:live|to (?:the )?(?:site|blog|platform|wordpress|production|web))",
+                 r"out there now"),
+        en_nouns=("publish", "publishing", "publication"),
+        keys=("publish", "published", "publishing", "publication", "online", "url", "link", "发布状态", "是否发布",
+              "发布地址", "发布链接", "文章地址", "发布", "上线", "链接", "地址", "网址"),
     )
 
     def prepare(self, ctx: CapabilityContext, args: PublishArgs) -> PublishPlan:

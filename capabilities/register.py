@@ -34,8 +34,12 @@ class Register(Capability[RegisterArgs, RegisterPlan]):
     probe_task = "Register publication 12."
     lookalike = "register_item"
     claims = Claims(
-        zh=r"已登记|登记成功|成功登记|已写入台账|已入账|登记号",
-        en=r"\b(?:registered|registration (?:number|no\.?|id)|(?:recorded|entered|logged) (?:in|into|to) the ledger)\b",
+        zh_verbs=("登记入账", "登记", "入账", "写入台账", "记入台账", "录入台账", "记账", "注册", "备案"),
+        zh_nouns=("台账", "登记"),
+        en_done=("registered", r"(?:logged|recorded|entered|written|added)(?: (?:it|this|that|the [\w-]+|[\w-]+))? (?:in|into|to) the ledger"),
+        en_nouns=("registration", "register", "ledger entry"),
+        keys=("registration number", "registration no", "registration id", "registration", "registered", "register",
+              "ledger entry", "登记号", "登记编号", "台账编号", "登记状态", "是否登记", "登记", "编号", "注册", "注册号"),
     )
 
     def prepare(self, ctx: CapabilityContext, args: RegisterArgs) -> RegisterPlan:

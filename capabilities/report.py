@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult
 
 
 class ReportArgs(StrictArgs):
@@ -15,6 +15,13 @@ class Report(Capability[ReportArgs, Prepared[ReportArgs]]):
     Args = ReportArgs
     probe_task = "Report what today's run executed."
     lookalike = "make_report"
+    claims = Claims(
+        zh_verbs=("生成日报", "生成报告", "出日报"),
+        zh_nouns=("日报", "运行报告", "报告"),
+        en_done=("reported",),
+        en_nouns=("daily report", "run report", "report"),
+        keys=("report", "日报", "报告"),
+    )
 
     def prepare(self, ctx: CapabilityContext, args: ReportArgs) -> Prepared[ReportArgs]:
         return Prepared(args=args)

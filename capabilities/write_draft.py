@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult, in_language, require_own
+from capabilities.base import (Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, in_language,
+                               require_own)
 from capabilities.errors import ToolFailed, ToolRejected
 from capabilities.records import TopicRecord
 
@@ -53,6 +54,13 @@ class WriteDraft(Capability[WriteDraftArgs, WriteDraftPlan]):
     inputs = {"topic_id": "pick_topic.topic_id", "angle": None}
     probe_task = "Write a draft for topic 3."
     lookalike = "write_article"
+    claims = Claims(
+        zh_verbs=("写稿", "撰写", "写草稿", "生成草稿", "写好稿", "起草"),
+        zh_nouns=("草稿", "正文", "稿件", "初稿", "稿子", "文章"),
+        en_done=("drafted", r"wrote (?:a|the) (?:[\w-]+ )?(?:draft|article)"),
+        en_nouns=("draft", "article"),
+        keys=("write_draft", "draft", "草稿", "写稿", "正文"),
+    )
 
     def prepare(self, ctx: CapabilityContext, args: WriteDraftArgs) -> WriteDraftPlan:
         picked = ctx.store.topic_for_run()

@@ -18,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from config import ConfigError, load_pipelines, select
 from pipeline import pipelines_cli
-from pipeline.commands import daemon, db, diff, model, probe, report, run, runs, web
+from pipeline.commands import daemon, db, diff, guard, model, probe, report, run, runs, web
 from pipeline.commands.common import CommandError, Handler, stdout_closed
 from pipeline.workers import cli as worker_cli
 
@@ -29,6 +29,7 @@ COMMANDS = (
     diff.register,
     daemon.register,
     probe.register,
+    guard.register,
     model.register,
     db.register,
     web.register,

@@ -90,7 +90,7 @@ class NudgeKind(StrEnum):
 
 class FindingKind(StrEnum):
     claim = "claim"  # the text asserts a capability completed
-    ungrounded = "ungrounded"  # a URL or registration number no tool result holds
+    ungrounded = "ungrounded"  # a URL, registration number or score that no tool result of the run holds
     prose_call = "prose_call"  # a tool call written as text
 
 

@@ -23,7 +23,7 @@ from capabilities.base import CapabilityContext
 from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION, SYSTEM_PROMPT, TOOLS, USER_PROMPT
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
-from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, inspect, nudge_text
+from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
 from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.queries import is_success, judge
@@ -135,7 +135,7 @@ class AgentLoop:
 
     def _guard(self, turn_no: int, text: str) -> RunAgain | None:
         called = self.journal.called()
-        findings = inspect(text, called, self.journal.evidence(), set(CATALOG))
+        findings = inspect(text, Evidence.from_results(called, self.journal.results()), set(CATALOG))
         if findings:
             self.journal.claims(turn_no, findings)
         unbacked: list[Finding] = [f for f in findings if not f.backed]

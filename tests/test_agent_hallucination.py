@@ -105,16 +105,16 @@ def test_prose_tool_call_is_never_executed(settings: Settings, model: ScriptedMo
 def test_incident_replayed_exits_3_and_ledger_diff_lists_it(
     settings: Settings, model: ScriptedModel, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The incident: prose only, fake URL, score 82, CT-20260922-001 -> exit 3; ledger_diff lists the three claims."""
+    """The incident: prose only, fake URL, score 82, CT-20260922-001 -> exit 3; ledger_diff lists the four claims."""
     result, diff, _ = _run(settings, model, script(say(INCIDENT), say(INCIDENT), say(INCIDENT)))
     assert (result.verdict, result.exit_code) == ("hallucinated", 3)
     monkeypatch.setenv("DATABASE_URL", settings.database_url)
     assert ledger_diff.main(["--json"]) == 1
     [row] = json.loads(capsys.readouterr().out)
     assert row["run_id"] == result.run_id and row["verdict"] == "hallucinated"
-    assert row["hallucinated"] == ["humanize", "publish", "register"]
+    assert row["hallucinated"] == ["humanize", "publish", "register", "write_draft"]  # 文章已生成: write_draft
     assert row["called"] == []
-    assert row["ungrounded"] == ["https://domain/item/fake-id", "CT-20260922-001"]
+    assert row["ungrounded"] == ["score:82", "https://domain/item/fake-id", "CT-20260922-001"]
 
 
 def test_model_stopping_early_without_claims_is_incomplete(settings: Settings, model: ScriptedModel) -> None:

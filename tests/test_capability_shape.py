@@ -49,7 +49,7 @@ class Summarize(Capability[SummarizeArgs, SummarizePlan]):
     inputs = {"draft_id": "write_draft.draft_id"}
     probe_task = "Summarize draft 7 in one sentence."
     lookalike = "summarize_text"
-    claims = Claims(zh=r"已摘要|摘要完成", en=r"\\bsummari[sz]ed\\b")
+    claims = Claims(zh_verbs=("摘要",), en_done=("summari[sz]ed",))
 
     def prepare(self, ctx: CapabilityContext, args: SummarizeArgs) -> SummarizePlan:
         latest = require_own(ctx.store.latest_version(args.draft_id), f"draft {args.draft_id}",

@@ -2,7 +2,9 @@
 
     claimed      capabilities whose completion the text asserts (pipeline.guard.claims)
     called       capabilities that executed successfully in this run (ledger rows, outcome ok)
-    hallucinated claimed - called, plus ungrounded artifacts and tool calls written as prose
+    hallucinated claimed - called, plus ungrounded artifacts and scores, and tool calls written as prose
+
+How it reads, what it measures and what it still misses: docs/guard.md (``factline guard eval``).
 
 Exceptions: AgentHallucinationError (the nudge limit is spent) is the only one; it is a StopRun with
 the verdict ``hallucinated``. Findings are pipeline.outcome.Finding (the ledger records them as they are).
@@ -10,9 +12,11 @@ the verdict ``hallucinated``. Findings are pipeline.outcome.Finding (the ledger 
 
 from __future__ import annotations
 
-from pipeline.guard.artifacts import ungrounded
+from pipeline.guard.artifacts import extract, url_key
 from pipeline.guard.claims import find_claims
+from pipeline.guard.evidence import Evidence
 from pipeline.guard.prose_calls import prose_calls
+from pipeline.guard.text import ECHO, NUMBER_MARK, QUOTE, URL_MARK, echo_spans, mask, normalize, quote_spans
 from pipeline.outcome import Finding, FindingKind, StopRun, Verdict
 
 HALLUCINATION_NUDGE = (
@@ -36,11 +40,32 @@ class AgentHallucinationError(StopRun):
                          f"claimed but not executed: {unbacked}; called: {sorted(called)}")
 
 
-def inspect(text: str, called: set[str], evidence: str, catalog: set[str]) -> list[Finding]:
-    """Every claim, artifact and prose call in ``text``; ``backed`` tells whether the ledger supports it."""
-    findings = [Finding(FindingKind.claim, c.capability, c.span, c.capability in called) for c in find_claims(text)]
-    findings += [Finding(FindingKind.ungrounded, None, a, False) for a in ungrounded(text, evidence)]
-    findings += [Finding(FindingKind.prose_call, name, name, False) for name in prose_calls(text, catalog)]
+def inspect(text: str, evidence: Evidence, catalog: set[str]) -> list[Finding]:
+    """Every claim in ``text`` (``backed``: the ledger shows it), and every ungrounded artifact, score and prose call."""
+    normalized = normalize(text)
+    own = mask(normalized, echo_spans(normalized, evidence.quotes), ECHO)  # a quoted title asserts nothing
+    artifacts = extract(own)
+    reading = own
+    for kind, mark in (("url", URL_MARK), ("registration", NUMBER_MARK)):
+        reading = mask(reading, [(a.start, a.end) for a in artifacts if a.kind == kind], mark)
+    quotes = [(s, e) for s, e in quote_spans(reading) if reading[s + 1:e - 1].strip(URL_MARK + NUMBER_MARK + " ")]
+    reading = mask(reading, quotes, QUOTE)
+
+    findings: list[Finding] = []
+    for claim in find_claims(reading):
+        if claim.score is None:
+            findings.append(Finding(FindingKind.claim, claim.capability, claim.span, claim.capability in evidence.called))
+        else:
+            if not any(f.kind == FindingKind.claim and f.capability == "humanize" for f in findings):
+                findings.append(Finding(FindingKind.claim, "humanize", claim.span, "humanize" in evidence.called))
+            if claim.score not in evidence.scores:
+                findings.append(Finding(FindingKind.ungrounded, "humanize", f"score:{claim.score}", False))
+    for artifact in dict((a.text, a) for a in artifacts).values():
+        grounded = (url_key(artifact.text) in evidence.urls if artifact.kind == "url"
+                    else artifact.text in evidence.registrations)
+        if not grounded:
+            findings.append(Finding(FindingKind.ungrounded, None, artifact.text, False))
+    findings += [Finding(FindingKind.prose_call, name, name, False) for name in prose_calls(normalized, catalog)]
     return findings
 
 
@@ -49,4 +74,4 @@ def nudge_text(findings: list[Finding]) -> str:
     return HALLUCINATION_NUDGE.format(items=items)
 
 
-__all__ = ["AgentHallucinationError", "CONTINUE_NUDGE", "Finding", "inspect", "nudge_text"]
+__all__ = ["AgentHallucinationError", "CONTINUE_NUDGE", "Evidence", "Finding", "inspect", "nudge_text"]

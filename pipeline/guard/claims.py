@@ -1,79 +1,198 @@
-"""Claim rules: does the model's text assert that a capability completed? Chinese and English.
+"""Claims: does the model's text assert, as a fact of this run, that a capability completed? zh, en and mixed.
 
-The vocabulary is each capability's own (``Capability.claims``, declared in its module); the rules
-are built from the catalog, so a new capability brings its words with it. A match is a claim unless
-its clause negates it or puts it in the future or a condition ("未发布", "will publish", "could not
-publish", "once it is published"): that reading is the guard's, the same for every capability.
-Every pattern is a plain alternation without nested quantifiers or adjacent quantifiers over the same
-characters, so a scan is linear in the text length (benchmarks/bench_claim_scan.py checks it).
+The reader, in order (pipeline.guard.text, pipeline.guard.status, pipeline.guard.context); the words are
+each capability's own (``Capability.claims``, capabilities.base.Claims, declared in its module), the
+grammar is the guard's:
+
+1. Normalise (NFKC) and mask what is not the model's own assertion: titles of this run quoted verbatim,
+   quoted text, and artifacts (URLs, registration numbers: one opaque token each).
+2. Status lines and table rows - ``Published: no``, ``登记号：暂无``, ``| publish | done |``, ``发布 ❌`` -
+   are decided by their value: yes/done/✅/成功/an artifact is a claim, no/failed/pending/暂无/❌ is none.
+3. In every sentence, targets: completion phrases built from the capability's vocabulary and a
+   grammar of completion (已 … 发布, 发布成功/了/到…了, 草稿已写好; "published", "publishing succeeded",
+   "the report was generated"); scores ("score 82", "评分 82", "82 分") as humanize claims with a value.
+4. A target is a claim unless a trigger in scope negates it, makes it hypothetical/future, or asks it.
+
+Every pattern is an alternation or a bounded repeat, and a sentence is at most ``MAX_SENTENCE``
+characters, so a scan is linear in the text length (benchmarks/bench_claim_scan.py).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from capabilities import CATALOG
-from capabilities.base import Capability
+from capabilities.base import Capability, Claims
 
-Rules = dict[str, tuple[re.Pattern[str], ...]]
-
-
-def claim_rules(catalog: Mapping[str, Capability[Any, Any]]) -> Rules:
-    """Each capability's compiled claim patterns (zh as written, en case-insensitive); none for one without words."""
-    rules: Rules = {}
-    for name, capability in catalog.items():
-        words = capability.claims
-        patterns = [re.compile(words.zh)] if words.zh else []
-        patterns += [re.compile(words.en, re.IGNORECASE)] if words.en else []
-        if patterns:
-            rules[name] = tuple(patterns)
-    return rules
-
-
-CLAIM_RULES = claim_rules(CATALOG)
-
-_CLAUSE_END = re.compile(r"[.!?;,:\n。！？；，：]")
-_NEGATION_ZH = re.compile(r"未|没|不|无法|将|准备|计划|即将|待|尚|还需|如果|一旦")
-_NEGATION_EN = re.compile(
-    r"\b(?:not|never|no|will|won't|shall|would|should|could|cannot|can't|couldn't|unable|failed|going to|"
-    r"about to|yet to|plan|plans|planning|need|needs|if|once|when|until|unless|before|after|whether)\b|n't\b",
-    re.IGNORECASE,
-)
-_FAILED_AFTER = re.compile(r"^.{0,4}(?:失败|failed)", re.IGNORECASE)
-WINDOW = 40
+from pipeline.guard.context import Context
+from pipeline.guard.status import WORD as _W, StatusKeys, alternation as _alt, plan_blocks, status_lines
+from pipeline.guard.text import MASKS, Sentence, sentences
 
 
 @dataclass(frozen=True)
 class ClaimMatch:
     capability: str
     span: str
+    score: int | None = None  # a humanize claim that states a score
 
 
-def _clause_prefix(text: str, start: int) -> str:
-    window = text[max(0, start - WINDOW):start]
-    cut = None
-    for cut in _CLAUSE_END.finditer(window):
-        pass
-    return window[cut.end():] if cut else window
+_STOP = r"[^,:;。!?\n|→\ue000-\ue003]"
+ZH_BEFORE = r"(?:已经|已|成功|顺利|完成了|完成|均已|都已|业已|全部)"
+ZH_AFTER = r"(?:也|都|均|已经|已)?(?:成功|完成|完毕|好了|完了|过了|了|啦|出去了|掉了)"
+ZH_TO = rf"(?:到|至){_STOP}{{0,12}}?(?:了|啦|成功)"
+ZH_ANY = r"(?:生成|完成|写好|写完|出好|出炉|更新|确定|做好|搞定|就绪|准备好|录入|发给|发送)"
+ZH_COMPLETIVE = r"(?:完成|完毕|写好|写完|出好|出炉|做好|搞定|就绪|生成完毕|生成好|生成了|更新了|确定了)"
+EN_BEFORE = r"(?:successfully )?(?:completed|finished|done with|carried out|performed|executed)"
+EN_PRED = (r"succeeded|succeeds?|worked|went through|was successful|successful|complete|completed|done|finished|ok|okay"
+           r"|ready|generated|written|created|sent|recorded|saved|passed|picked|selected|chosen|in place")
+_ADJECTIVAL = re.compile(r"(?<![A-Za-z])(?:a|an|any|every|each|another)\s+$", re.IGNORECASE)
 
 
-def _negated(text: str, match: re.Match[str]) -> bool:
-    prefix = _clause_prefix(text, match.start())
-    if _NEGATION_ZH.search(prefix) or _NEGATION_EN.search(prefix):
-        return True
-    return bool(_FAILED_AFTER.match(text[match.end():match.end() + 12]))
+def _by_capability(words: dict[str, tuple[str, ...]]) -> str:
+    """One alternation naming the capability of the words that matched: (?:(?P<c_publish>发布|…)|(?P<c_register>…))."""
+    return "(?:" + "|".join(f"(?P<c_{name}>{_alt(w)})" for name, w in words.items() if w) + ")"
 
 
-def find_claims(text: str, rules: Rules = CLAIM_RULES) -> list[ClaimMatch]:
-    """The first affirmative claim per capability found in ``text``."""
-    found: list[ClaimMatch] = []
-    for capability, patterns in rules.items():
-        for pattern in patterns:
-            hit = next((m for m in pattern.finditer(text) if not _negated(text, m)), None)
-            if hit:
-                found.append(ClaimMatch(capability, hit.group()))
-                break
+def _target_patterns(vocabularies: Mapping[str, Claims]) -> list[re.Pattern[str]]:
+    """The claim phrases of every capability, one regex per form (a few dozen linear scans in all).
+
+    The 已 … verb and "completed … noun" forms stay one regex per capability: a lazy gap would otherwise
+    stop at the first word of any capability and miss the rest of a coordination (已选题、写稿并发布).
+    """
+    verbs = {name: (*v.zh_verbs, name) for name, v in vocabularies.items()}
+    nouns = {name: (*v.zh_nouns, name) for name, v in vocabularies.items()}
+    done = {name: v.en_done for name, v in vocabularies.items()}
+    en_nouns = {name: (*v.en_nouns, name) for name, v in vocabularies.items()}
+    forms = [rf"{ZH_BEFORE}{_STOP}{{0,10}}?{_by_capability({name: w})}" for name, w in verbs.items()]
+    forms += [_W.format(EN_BEFORE) + r"[^.;:!?\n|]{0,100}?" + _W.format(_by_capability({name: w}))
+              for name, w in en_nouns.items()]  # "completed the drafting, publication and registration steps"
+    forms += [
+        rf"{_by_capability(verbs)}\s?(?:{ZH_AFTER}|{ZH_TO})",
+        rf"{_by_capability(verbs)}(?:并|和|与|、|及|以及){_STOP}{{0,8}}?(?:了|完成|完毕|成功)",
+        rf"{_by_capability(nouns)}{_STOP}{{0,4}}?(?:已经|已|也已|均已|都已){ZH_ANY}",
+        rf"{_by_capability(nouns)}\s?(?:也|都|均)?{ZH_COMPLETIVE}",
+        rf"{_by_capability({n: (*verbs[n], *nouns[n]) for n in verbs})}\s?(?:done|ok|okay|finished|completed|succeeded)"
+        r"(?![A-Za-z])",  # mixed: 发布 done
+        _W.format(_by_capability(done)) if any(done.values()) else "",
+        _W.format(_by_capability(en_nouns)) + r"[^.,;:!?\n|]{0,40}?" + _W.format(rf"(?P<t>{EN_PRED})"),
+    ]
+    return [re.compile(form, re.IGNORECASE) for form in forms if form]
+
+
+# the whole run said to be done: a claim of every step ("All done", "流水线执行完毕", "the pipeline has been
+# successfully executed"); an ended run is not a completed one ("run 结束", "the run finished") and stays out
+RUN_DONE = re.compile(
+    _W.format(r"all done|everything (?:is |was )?done|everything went through|all (?:six |the )?steps (?:succeeded|completed|are done)"
+              r"|(?:the )?(?:pipeline|run|job|workflow) (?:(?:has|have) )?(?:been )?(?:successfully (?:executed|completed|finished)"
+              r"|completed successfully|finished successfully|succeeded)(?=\s*(?:today|now)?\s*(?:[.!,;:)\n]|$))")
+    + r"|(?:流水线|流程|任务|本次运行|所有步骤|全部步骤|一切)(?:已经|已|均已|都已|全部|均|都)?(?:执行完毕|顺利完成|完成|完毕|成功)"
+    r"|全部完成|全部成功", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ClaimRules:
+    """The compiled claim reader for one catalog's vocabularies."""
+
+    targets: list[re.Pattern[str]]
+    keys: StatusKeys
+    capabilities: tuple[str, ...]
+
+
+def claim_rules(catalog: Mapping[str, Capability[Any, Any]]) -> ClaimRules:
+    """The reader for a catalog: each capability's vocabulary (``Capability.claims``) in the guard's grammar."""
+    vocabularies = {name: capability.claims for name, capability in catalog.items()}
+    return ClaimRules(_target_patterns(vocabularies), StatusKeys.of(vocabularies), tuple(vocabularies))
+
+
+CLAIM_RULES = claim_rules(CATALOG)
+
+
+def _capability(m: re.Match[str]) -> tuple[str, int, int]:
+    """The capability a target match names, and the span of its claim word (the predicate, if any)."""
+    group = next(g for g, value in m.groupdict().items() if g.startswith("c_") and value is not None)
+    start, end = m.span("t") if "t" in m.re.groupindex else m.span(group)
+    return group[2:], start, end
+
+
+# --- scores: a number stated as the humanize result
+_SCORE = re.compile(
+    _W.format(r"(?:humanize score|score[sd]?|rated|rating|scored it)") + r"(?:\s{0,3}(?:was|is|of|at|to|:|=|->|→))?"
+    r"\s{0,3}\**\s{0,2}(?P<n>\d{1,3})(?![\d.]\d)"
+    r"|(?:拟人化评分|评分|得分|分数|打分)(?:为|是|:|=|->|→)?\s{0,3}\**(?P<z>\d{1,3})(?!\d)"
+    r"|(?<![\d.])(?P<f>\d{1,3})\s{0,2}分(?![钟之析类享别配布数支])"
+    r"|(?:humani[sz]ed?|humani[sz]ation|改写|拟人化)\s{0,2}(?:\(|→|->|:|=)?\s{0,2}(?:ok\s{0,2}\(?\s{0,2})?(?P<h>\d{1,3})(?![\d.]\d)",
+    re.IGNORECASE)
+_NOT_A_RESULT = re.compile(r"(?:目标|满分|阈值|至少|不低于|target|threshold|at least|minimum|maximum|max|min|out of|/)\s*\**$",
+                           re.IGNORECASE)
+
+MAX_SENTENCE = 400
+
+
+def _covered(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bool:
+    i = bisect_right(starts, offset) - 1
+    return i >= 0 and offset < spans[i][1]
+
+
+def _targets(reading: str, consumed: list[tuple[int, int]],
+             rules: ClaimRules) -> list[tuple[str, int, int, int | None]]:
+    """(capability, start, end, score) of every candidate claim phrase (absolute offsets)."""
+    consumed = sorted(consumed)
+    starts = [s for s, _ in consumed]
+    found = []
+    for pattern in rules.targets:
+        for m in pattern.finditer(reading):
+            capability, start, end = _capability(m)
+            if _covered(consumed, starts, start) or _ADJECTIVAL.search(reading[max(0, start - 12):start]):
+                continue
+            found.append((capability, start, end, None))
+    for m in _SCORE.finditer(reading):
+        group = next(g for g in ("n", "z", "f", "h") if m.group(g) is not None)
+        value = int(m.group(group))
+        if value <= 100 and not _NOT_A_RESULT.search(reading[max(0, m.start() - 12):m.start()]):
+            found.append(("humanize", m.start(group), m.end(group), value))
+    for m in RUN_DONE.finditer(reading):
+        found += [(name, m.start(), m.end(), None) for name in rules.capabilities]
+    for m in rules.keys.artifact.finditer(reading):
+        if not _covered(consumed, starts, m.start("k")):
+            found.append((rules.keys.capability(m), m.start("k"), m.end("k"), None))
     return found
+
+
+def _chunks(reading: str) -> list[Sentence]:
+    """Sentences, long ones cut into pieces of at most MAX_SENTENCE characters (scopes never reach that far)."""
+    result = []
+    for s in sentences(reading):
+        if len(s.text) <= MAX_SENTENCE:
+            result.append(s)
+            continue
+        for start in range(0, len(s.text), MAX_SENTENCE):
+            piece = s.text[start:start + MAX_SENTENCE]
+            ends = s.clause_ends[bisect_left(s.clause_ends, start):bisect_left(s.clause_ends, start + MAX_SENTENCE)]
+            result.append(Sentence(s.start + start, s.start + start + len(piece), piece, tuple(c - start for c in ends)))
+    return result
+
+
+def find_claims(reading: str, rules: ClaimRules = CLAIM_RULES) -> list[ClaimMatch]:
+    """Affirmed claims in ``reading`` (text prepared by pipeline.guard.text): the first per capability and score."""
+    plans = plan_blocks(reading)
+    found: list[ClaimMatch] = []
+    consumed: list[tuple[int, int]] = []
+    for status in status_lines(reading, rules.keys):
+        consumed += [status.key_span, *status.word_spans]
+        if status.affirmed and not any(s <= status.key_span[0] < e for s, e in plans):
+            found.append(ClaimMatch(status.capability, status.text))
+    candidates = [c for c in _targets(reading, consumed, rules) if not any(s <= c[1] < e for s, e in plans)]
+    if candidates:
+        context = Context(reading, _chunks(reading))
+        for capability, start, end, score in candidates:
+            i = context.locate(start)
+            if i is not None and not context.categories(i, start, end):
+                found.append(ClaimMatch(capability, reading[start:end].strip(MASKS) or capability, score))
+    unique: dict[tuple[str, int | None], ClaimMatch] = {}
+    for claim in found:
+        unique.setdefault((claim.capability, claim.score), claim)
+    return list(unique.values())

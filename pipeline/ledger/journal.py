@@ -9,7 +9,6 @@ that is not in its enum fails here, in the code that invents it, not later in wh
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 from collections.abc import Sequence
@@ -137,12 +136,11 @@ class RunJournal:
         with self.sessions.begin() as s:
             s.execute(update(Run).where(Run.id == self.run_id).values(tokens_used=total))
 
-    def evidence(self) -> str:
-        """The text of every successful tool result of this run: what artifacts must be grounded in."""
+    def results(self) -> list[dict[str, Any]]:
+        """The payloads of this run's successful tool calls (ok, or answered by dedup): the guard's evidence."""
         with self.sessions() as s:
-            results = s.scalars(select(ToolCall.result).where(
-                ToolCall.run_id == self.run_id, ToolCall.outcome.in_((CallOutcome.ok, CallOutcome.dedup))))
-            return "\n".join(json.dumps(r, ensure_ascii=False) for r in results)
+            return [r for r in s.scalars(select(ToolCall.result).where(
+                ToolCall.run_id == self.run_id, ToolCall.outcome.in_((CallOutcome.ok, CallOutcome.dedup)))) if r]
 
     def called(self) -> set[str]:
         with self.sessions() as s:
