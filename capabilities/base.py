@@ -71,6 +71,14 @@ class CapabilityContext:
     forced_topic: str | None = None
 
 
+LANGUAGE_INSTRUCTION = {"en": "Write in English.", "zh": "Write in Simplified Chinese (简体中文)."}
+
+
+def in_language(system: str, settings: Settings) -> str:
+    """A text prompt with the pipeline's article language (the ``language`` setting) appended."""
+    return f"{system} {LANGUAGE_INSTRUCTION[settings.language]}"
+
+
 @dataclass(frozen=True)
 class ToolResult:
     """What execute() returns: a JSON-able payload for the model and the ledger, and a one-line summary."""

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
+from capabilities.base import (Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, in_language,
+                               require_own)
 from capabilities.records import DraftVersionRecord
 from capabilities.textscore import SCORER, score_text
 from capabilities.write_draft import split_title
@@ -48,7 +49,7 @@ class Humanize(Capability[HumanizeArgs, HumanizePlan]):
 
     def execute(self, ctx: CapabilityContext, prepared: HumanizePlan) -> ToolResult:
         latest = prepared.latest
-        text = ctx.text_model.complete(SYSTEM, f"# {latest.title}\n\n{latest.body}")
+        text = ctx.text_model.complete(in_language(SYSTEM, ctx.settings), f"# {latest.title}\n\n{latest.body}")
         title, body = split_title(text)
         score = score_text(body)
         version = ctx.store.add_draft_version(

@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult
-from capabilities.errors import ToolFailed, ToolRejected
+from capabilities.errors import ToolFailed
 from capabilities.feeds import FeedLimits, entry_titles, fetch_feed
 from config import Settings
 
@@ -45,12 +45,13 @@ class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):
     )
 
     def prepare(self, ctx: CapabilityContext, args: PickTopicArgs) -> Prepared[PickTopicArgs]:
-        picked = ctx.store.topic_for_run()
-        if picked is not None:
-            raise ToolRejected(f"this run already picked topic {picked.id} ({picked.title!r}); use that topic_id")
         return Prepared(args=args)
 
     def execute(self, ctx: CapabilityContext, prepared: Prepared[PickTopicArgs]) -> ToolResult:
+        picked = ctx.store.topic_for_run()
+        if picked is not None:  # a run keeps its topic: asked again, or continued on another worker
+            return ToolResult({"topic_id": picked.id, "title": picked.title, "replayed": True},
+                              f"topic {picked.id}: {picked.title} (already this run's topic)")
         titles = read_topics(ctx.settings, ctx.http)
         topic = ctx.store.claim_topic(titles, ctx.forced_topic)
         if topic is None:

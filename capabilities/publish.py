@@ -23,14 +23,17 @@ MAX_BODY_BYTES = 2_000_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def publication_key(target: str, topic: TopicRecord) -> str:
-    """The idempotency key of a topic on a target: the ledger's topic id and a digest of its title.
+def publication_key(target: str, topic: TopicRecord, pipeline: str = "content") -> str:
+    """The idempotency key of a pipeline's topic on a target: the pipeline, the topic id and a title digest.
 
     The title digest matters: topic ids are only unique within one ledger, and a fresh ledger (a new
     database, another environment) against the same site must not take another topic's post for its own.
+    The pipeline ``content`` keeps the key it had before pipelines existed (no pipeline part): a post
+    made before the upgrade is found again by its key instead of being published a second time.
     """
     digest = hashlib.sha256(topic.title.encode("utf-8")).hexdigest()[:16]
-    return f"publish:{target}:topic-{topic.id}-{digest}"
+    scope = "" if pipeline == "content" else f"{pipeline}:"
+    return f"publish:{scope}{target}:topic-{topic.id}-{digest}"
 
 
 class PublishArgs(StrictArgs):
@@ -85,7 +88,8 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         check_publishable(version.title, version.body)
         topic = ctx.store.topic(version.topic_id)
         assert topic is not None  # a draft version always belongs to a topic
-        return PublishPlan(args=args, key=publication_key(ctx.target.name, topic), version=version)
+        return PublishPlan(args=args, key=publication_key(ctx.target.name, topic, ctx.settings.pipeline),
+                           version=version)
 
     def execute(self, ctx: CapabilityContext, prepared: PublishPlan) -> ToolResult:
         version, key = prepared.version, prepared.key

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
+from capabilities.base import (Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, in_language,
+                               require_own)
 from capabilities.errors import ToolFailed, ToolRejected
 from capabilities.records import TopicRecord
 
@@ -71,7 +72,8 @@ class WriteDraft(Capability[WriteDraftArgs, WriteDraftPlan]):
 
     def execute(self, ctx: CapabilityContext, prepared: WriteDraftPlan) -> ToolResult:
         topic, angle = prepared.topic, prepared.args.angle
-        text = ctx.text_model.complete(SYSTEM, f"Topic: {topic.title}" + (f"\nAngle: {angle}" if angle else ""))
+        text = ctx.text_model.complete(in_language(SYSTEM, ctx.settings),
+                                       f"Topic: {topic.title}" + (f"\nAngle: {angle}" if angle else ""))
         title, body = split_title(text)
         version = ctx.store.add_draft_version(
             topic_id=topic.id, draft_id=None, kind="draft", title=title, body=body, score=None, scorer=None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from config.cron import parse_cron, parse_time_zone
 from config.errors import ConfigError
@@ -24,6 +24,7 @@ CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_TOPICS = CONFIG_DIR / "topics.txt"
 
 CommaList = Annotated[list[str], NoDecode]
+ENV_NAMES = {"language": "FACTLINE_LANGUAGE"}  # LANGUAGE is gettext's variable, set on most Linux logins
 
 
 class Settings(BaseSettings):
@@ -31,8 +32,19 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
 
+    # the pipeline these settings belong to (its name comes from the pipelines file: config.pipelines)
+    pipeline: str = Field("content", pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
+    language: Literal["en", "zh"] = "en"  # the language of the articles this pipeline writes (FACTLINE_LANGUAGE)
+
     # ledger
     database_url: str = "sqlite:///var/factline.db"
+
+    # where runs execute: in the daemon's process, or on Celery workers (pipeline.executor)
+    executor: Literal["inline", "celery"] = "inline"
+    celery_broker_url: str = "amqp://guest:guest@127.0.0.1:5672//"
+    celery_queue: str = Field("factline.ticks", pattern=r"^[A-Za-z0-9_.-]{1,200}$")  # one queue per deployment
+    celery_reconcile_seconds: float = Field(15.0, gt=0, le=3600)  # how often the scheduler re-sends lost ticks
+    run_heartbeat_seconds: float = Field(10.0, gt=0, le=600)  # a worker's run proves it is alive this often
 
     # the LLM endpoint (any OpenAI-compatible chat-completions server with tools)
     openai_base_url: str | None = None
@@ -110,6 +122,14 @@ class Settings(BaseSettings):
     probe_gate_shadow_call: float = Field(0.10, ge=0, le=1)
     probe_gate_hallucinated_argument: float = Field(0.20, ge=0, le=1)
 
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, RenamedEnv(settings_cls, env_settings), RenamedEnv(settings_cls, dotenv_settings)
+
     @field_validator("publish_domain_whitelist", mode="before")
     @classmethod
     def _split_hosts(cls, value: object) -> object:
@@ -154,6 +174,13 @@ class Settings(BaseSettings):
             return "postgresql+psycopg://" + value.removeprefix("postgresql://")
         return value
 
+    @field_validator("celery_broker_url")
+    @classmethod
+    def _known_broker(cls, value: str) -> str:
+        if not value.startswith(("amqp://", "pyamqp://", "redis://", "rediss://")):
+            raise ValueError("must start with amqp:// (RabbitMQ) or redis://")
+        return value
+
     @field_validator("openai_base_url", "alert_webhook_url", "wordpress_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
@@ -178,6 +205,31 @@ def _missing_wordpress(settings: Settings) -> list[str]:
             for field in WORDPRESS_FIELDS if not getattr(settings, field)]
 
 
+class RenamedEnv(PydanticBaseSettingsSource):
+    """An environment source in which a field listed in ENV_NAMES is read from its own variable name."""
+
+    def __init__(self, settings_cls: type[BaseSettings], inner: PydanticBaseSettingsSource) -> None:
+        super().__init__(settings_cls)
+        self.inner = inner
+
+    def get_field_value(self, field: object, field_name: str) -> tuple[object, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, object]:
+        values = dict(self.inner())
+        variables = {k.lower(): v for k, v in getattr(self.inner, "env_vars", {}).items()}
+        for field, variable in ENV_NAMES.items():
+            values.pop(field, None)
+            if (value := variables.get(variable.lower())) is not None:
+                values[field] = value
+        return values
+
+
+def env_name(field: str) -> str:
+    """The environment variable a field is read from."""
+    return ENV_NAMES.get(field, field.upper())
+
+
 def _wordpress_credentials(settings: Settings) -> list[str]:
     return _missing_wordpress(settings) if settings.publish_target == "wordpress" else []
 
@@ -185,29 +237,36 @@ def _wordpress_credentials(settings: Settings) -> list[str]:
 CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials,)
 
 
-def _problem(error: Any) -> str:
-    """One line naming the variable. The value itself is never quoted: it may be a secret."""
-    name = str(error["loc"][0]).upper() if error["loc"] else "settings"
+def _problem(error: Any, where: str) -> str:
+    """One line naming the variable (or the pipelines file's key). The value is never quoted: it may be a secret."""
+    name = str(error["loc"][0]) if error["loc"] else "settings"
     message = str(error["msg"]).removeprefix("Value error, ")
-    return f"invalid setting {name}: {message}"
+    if where:
+        return f"{where}: invalid key {name}: {message}"
+    return f"invalid setting {env_name(name)}: {message}"
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Build Settings from the environment (and .env); raise ConfigError with a line per bad variable.
+    """Build Settings from the environment (and .env); raise ConfigError with a line per bad variable."""
+    return check_settings(Settings, overrides)
+
+
+def check_settings(cls: type[Settings], values: dict[str, Any], where: str = "") -> Settings:
+    """``cls(**values)``, or a ConfigError with one line per bad setting.
 
     When some values are invalid, the cross-value checks still run, on those values' defaults, so one
-    start reports every problem.
+    start reports every problem. ``where`` prefixes each line (the pipelines file and pipeline).
     """
     problems: list[str] = []
     try:
-        settings = Settings(**overrides)  # type: ignore[arg-type]
+        settings = cls(**values)
     except ValidationError as exc:
         errors = exc.errors()
-        problems = list(dict.fromkeys(_problem(err) for err in errors))
+        problems = list(dict.fromkeys(_problem(err, where) for err in errors))
         bad = {str(err["loc"][0]) for err in errors if err["loc"]}
         defaults = {name: Settings.model_fields[name].default for name in bad if name in Settings.model_fields}
-        settings = Settings(**{**overrides, **defaults})  # type: ignore[arg-type]
-    problems += [line for check in CROSS_CHECKS for line in check(settings)]
+        settings = cls(**{**values, **defaults})
+    problems += [f"{where}: {line}" if where else line for check in CROSS_CHECKS for line in check(settings)]
     if problems:
         raise ConfigError(*problems)
     return settings

@@ -18,14 +18,21 @@ def run_migrations() -> None:
 
         engine = make_engine(load_settings().database_url)
     with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:  # batch migrations recreate tables that other rows reference; checked again after
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
         context.configure(
             connection=connection,
             target_metadata=target_metadata,
-            render_as_batch=connection.dialect.name == "sqlite",
+            render_as_batch=sqlite,
         )
         with context.begin_transaction():
             context.run_migrations()
+            if sqlite and (broken := connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()):
+                raise RuntimeError(f"migration left rows with dangling foreign keys: {broken[:5]}")
         connection.commit()
+        if sqlite:
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
 
 
 run_migrations()

@@ -50,7 +50,8 @@ def run_alert(detail: RunDetail) -> Alert | None:
     text = (f"factline run {detail.run_id} ended {detail.verdict} ({reason}, exit {detail.verdict.exit_code})"
             + (": " + "; ".join(facts) if facts else ""))
     return Alert(f"run:{detail.run_id}", {
-        "text": text, "event": "run", "run_id": detail.run_id, "verdict": str(detail.verdict), "reason": reason,
+        "text": text, "event": "run", "run_id": detail.run_id, "pipeline": detail.pipeline,
+        "verdict": str(detail.verdict), "reason": reason,
         "unbacked_claims": unbacked, "failed_calls": failed})
 
 
@@ -62,5 +63,5 @@ def no_publication_alert(day: DayLedger) -> Alert | None:
     runs = f"{day.runs} run{'s' if day.runs != 1 else ''}" + (f" ({verdicts})" if verdicts else "")
     text = f"factline: nothing published online on {day.day} ({day.time_zone}); {runs}"
     return Alert(f"no_publication:{day.day.isoformat()}", {
-        "text": text, "event": "no_publication", "day": day.day.isoformat(), "time_zone": day.time_zone,
+        "text": text, "event": "no_publication", "pipeline": day.pipeline, "day": day.day.isoformat(), "time_zone": day.time_zone,
         "runs": day.runs, "verdicts": dict(day.verdicts), "publications_not_online": len(day.publications)})

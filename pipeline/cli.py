@@ -16,9 +16,11 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from config import ConfigError, load_settings
+from config import ConfigError, load_pipelines, select
+from pipeline import pipelines_cli
 from pipeline.commands import daemon, db, diff, guard, model, probe, report, run, runs, web
 from pipeline.commands.common import CommandError, Handler, stdout_closed
+from pipeline.workers import cli as worker_cli
 
 COMMANDS = (
     run.register,
@@ -31,6 +33,9 @@ COMMANDS = (
     model.register,
     db.register,
     web.register,
+    pipelines_cli.register_pipelines,
+    pipelines_cli.register_config,
+    worker_cli.register,
 )
 
 
@@ -85,7 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _complete(parser)
     args = parser.parse_args(argv)
     try:
-        settings = load_settings()
+        args.fleet = load_pipelines()  # config.pipelines: one pipeline `content` without a pipelines file
+        one = args.command == "run" or getattr(args, "pipeline", None) is not None
+        settings = (select(args.fleet, getattr(args, "pipeline", None)) if one else args.fleet[0]).settings
     except ConfigError as exc:
         for line in exc.problems:
             print(f"factline: {line}", file=sys.stderr)

@@ -1,13 +1,15 @@
-"""The daemon: APScheduler 3 fires ticks; each tick is claimed in the ledger, then run like `factline run`.
+"""The daemon: APScheduler 3 fires each pipeline's ticks; each tick is claimed in the ledger, then run.
 
-    start: check SCHEDULE_CRON / REPORT_CRON / SCHEDULE_TIMEZONE -> open runtime -> mark dead runs interrupted
-           -> /metrics + /healthz (+ the dashboard when WEB_PORT is not 0)
-           -> scheduler (in-memory job store, coalesce, max_instances=1)
-    tick(fire time): claim (pipeline, fire time in UTC) by opening the runs row -> run_once -> metrics, alert
-                     a replica that loses the claim (TickAlreadyClaimed) skips the tick and logs it
-    report(fire time): log the day's report; alert when nothing was published online that day
+    start: check every pipeline's SCHEDULE_CRON / REPORT_CRON / SCHEDULE_TIMEZONE -> open runtimes (inline)
+           -> mark dead runs interrupted -> /metrics + /healthz (+ the dashboard when WEB_PORT is not 0)
+           -> scheduler (in-memory job store, one tick job and one report job per pipeline, coalesce,
+              max_instances=1); with EXECUTOR=celery also catch-up of missed ticks and a reconcile job
+    tick(pipeline, fire time): claim (pipeline, fire time in UTC) by opening the runs row, then
+           inline: run_once -> metrics, alert; celery: send the task (pipeline.workers.dispatch)
+           a replica that loses the claim skips the tick and logs it
+    report(pipeline, fire time): log the day's report; alert when nothing was published online that day
     alerts: queued to pipeline.webhook's own thread (one deadline per POST), never sent from a job's thread
-    SIGTERM/SIGINT: no new run starts; the run in flight stops before its next step as `interrupted`;
+    SIGTERM/SIGINT: no new run starts; an inline run in flight stops before its next step as `interrupted`;
                     alerts in flight get ALERT_GRACE_SECONDS, then are cancelled
 
 Several replicas may share one PostgreSQL ledger: the unique constraint on the tick is the only
@@ -19,35 +21,41 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from datetime import datetime
+from datetime import UTC, datetime
 from types import FrameType
 from typing import Any
+
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobExecutionEvent, JobSubmissionEvent
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.job import Job
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 from loguru import logger
+from sqlalchemy.orm import Session, sessionmaker
 
-from config import Settings
+from config import ConfigError, Settings
 from pipeline.alerts import Alert, no_publication_alert, run_alert
 from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.ledger.daily import day_ledger, last_publication_time
+from pipeline.ledger.db import open_ledger
 from pipeline.ledger.detail import run_detail
 from pipeline.ledger.journal import interrupt_stale_runs
 from pipeline.metrics import Metrics, MetricsServer
 from pipeline.report import format_day
 from pipeline.runner import TickAlreadyClaimed, run_once
-from pipeline.runtime import Runtime, open_runtime
+from pipeline.runtime import Runtime, open_runtimes
+from pipeline.workers.app import make_app
+from pipeline.workers.dispatch import Schedule, TickSender
 from pipeline.web import WebServer, build_app, check_exposure
 from pipeline.webhook import WebhookSender
+from pipeline.workers.ticks import FinishedRuns
 
 
 ALERT_GRACE_SECONDS = 2.0
-"""At SIGTERM, how long alerts still in flight may finish before they are cancelled."""
-
 FIRE_TIME = object()
 """Job argument placeholder that TickExecutor replaces with the job's scheduled fire time."""
 
@@ -77,112 +85,171 @@ class TickExecutor(ThreadPoolExecutor):
 
 
 class Daemon:
-    """The jobs of one daemon process; ``stop`` is set by SIGTERM/SIGINT."""
+    """The jobs of one daemon process over all its pipelines; ``stop`` is set by SIGTERM/SIGINT.
 
-    def __init__(self, runtime: Runtime, metrics: Metrics, stop: threading.Event,
-                 alerts: WebhookSender | None = None) -> None:
-        self.runtime, self.metrics, self.stop, self.alerts = runtime, metrics, stop, alerts
-        self.settings = runtime.settings
-        self.tz = time_zone(self.settings.schedule_timezone)
+    Inline (EXECUTOR=inline): a tick runs the pipeline in this process (``runtimes``). Celery: a tick is
+    claimed and sent to the workers (``sender``), and finished runs are counted from the ledger.
+    """
 
-    def tick(self, fire_time: datetime) -> None:
-        """Claim this tick in the ledger and run the pipeline, unless another replica holds it."""
+    def __init__(self, pipelines: Sequence[Settings], sessions: sessionmaker[Session], metrics: Metrics,
+                 stop: threading.Event, runtimes: dict[str, Runtime] | None = None,
+                 sender: TickSender | None = None, alerts: dict[str, WebhookSender] | None = None) -> None:
+        self.pipelines = {p.pipeline: p for p in pipelines}
+        self.sessions, self.metrics, self.stop = sessions, metrics, stop
+        self.runtimes, self.sender, self.alerts = runtimes or {}, sender, alerts or {}
+        self.watcher = FinishedRuns()
+
+    def tick(self, pipeline: str, fire_time: datetime) -> None:
+        """Claim this tick in the ledger, then run it here or send it to a worker."""
         scheduled_for = tick_time(fire_time)
         if self.stop.is_set():
             return
+        with logger.contextualize(pipeline=pipeline):
+            if self.sender is not None:
+                outcome = "queued" if self.sender.tick(pipeline, scheduled_for) is not None else "claimed_elsewhere"
+                self.metrics.ticks.labels(pipeline, outcome).inc()
+                if outcome == "claimed_elsewhere":
+                    logger.info("tick.skipped", scheduled_for=scheduled_for.isoformat(), reason="claimed elsewhere")
+                return
+            self._run_inline(pipeline, scheduled_for)
+
+    def _run_inline(self, pipeline: str, scheduled_for: datetime) -> None:
         try:
-            result = run_once(self.runtime, trigger="schedule", scheduled_for=scheduled_for, cancel=self.stop,
-                              sleep=self._sleep)
+            result = run_once(self.runtimes[pipeline], trigger="schedule", scheduled_for=scheduled_for,
+                              cancel=self.stop, sleep=self._sleep)
         except TickAlreadyClaimed:
-            self.metrics.ticks.labels("claimed_elsewhere").inc()
+            self.metrics.ticks.labels(pipeline, "claimed_elsewhere").inc()
             logger.info("tick.skipped", scheduled_for=scheduled_for.isoformat(), reason="claimed by another replica")
             return
         except Exception:
             logger.exception("tick.crashed", scheduled_for=scheduled_for.isoformat())
             return
-        self.metrics.ticks.labels("run").inc()
+        self.metrics.ticks.labels(pipeline, "run").inc()
         self.after_run(result.run_id, result.seconds)
 
     def after_run(self, run_id: int, seconds: float) -> None:
         """Count the run from its ledger rows and alert if its verdict calls for it."""
-        with self.runtime.sessions() as s:
+        with self.sessions() as s:
             detail = run_detail(s, run_id)
-            published = last_publication_time(s)
+            pipeline = detail.pipeline if detail else "content"
+            published = last_publication_time(s, pipeline)
         assert detail is not None
         self.metrics.observe_run(detail, seconds)
-        self.metrics.published_at(published)
-        self._alert(run_alert(detail))
+        self.metrics.published_at(pipeline, published)
+        self._alert(pipeline, run_alert(detail))
 
-    def daily_report(self, fire_time: datetime) -> None:
-        """Log the report of the day the report tick falls on (in SCHEDULE_TIMEZONE); alert if nothing went online."""
-        day = fire_time.astimezone(self.tz).date()
-        with self.runtime.sessions() as s:
-            ledger = day_ledger(s, day, self.tz)
-        logger.info("report.daily", day=day.isoformat(), report=format_day(ledger))
-        self._alert(no_publication_alert(ledger))
+    def reconcile(self) -> None:
+        """Celery: re-send lost ticks, then count the runs the workers finished since the last pass."""
+        assert self.sender is not None
+        try:
+            self.sender.reconcile()
+            with self.sessions() as s:
+                finished = self.watcher.new(s)
+        except Exception:
+            logger.exception("reconcile.failed")
+            return
+        for run_id, seconds in finished:
+            self.after_run(run_id, seconds)
 
-    def _alert(self, alert: Alert | None) -> None:
-        """Queue the alert (the webhook's own thread sends it; this thread never waits)."""
-        if alert is not None and self.alerts is not None:
-            self.alerts.submit(alert.key, alert.body)
+    def daily_report(self, pipeline: str, fire_time: datetime) -> None:
+        """Log the report of the day the report tick falls on (in the pipeline's SCHEDULE_TIMEZONE)."""
+        tz = time_zone(self.pipelines[pipeline].schedule_timezone)
+        day = fire_time.astimezone(tz).date()
+        with self.sessions() as s:
+            ledger = day_ledger(s, day, tz, pipeline)
+        logger.info("report.daily", pipeline=pipeline, day=day.isoformat(), report=format_day(ledger))
+        self._alert(pipeline, no_publication_alert(ledger))
+
+    def _alert(self, pipeline: str, alert: Alert | None) -> None:
+        """Queue the alert on the pipeline's webhook (its own thread sends it; this thread never waits)."""
+        if alert is not None and (sender := self.alerts.get(pipeline)) is not None:
+            sender.submit(alert.key, alert.body)
 
     def _sleep(self, seconds: float) -> None:
         """Retry waits end early when a stop is requested; the loop then stops before its next step."""
         self.stop.wait(seconds)
 
 
-def run_daemon(settings: Settings, announce: Callable[[str], None] = print) -> int:
+def check_schedules(pipelines: Sequence[Settings]) -> dict[str, tuple[CronTrigger, CronTrigger]]:
+    """Each pipeline's (tick, report) triggers; a ConfigError naming the pipeline and setting if one is bad."""
+    triggers = {}
+    for p in pipelines:
+        suffix = "" if len(pipelines) == 1 else f" (pipeline {p.pipeline!r})"
+        try:
+            tz = time_zone(p.schedule_timezone)
+            triggers[p.pipeline] = (cron_trigger(p.schedule_cron, tz, "SCHEDULE_CRON"),
+                                    cron_trigger(p.report_cron, tz, "REPORT_CRON"))
+        except ConfigError as exc:
+            raise ConfigError(f"{exc}{suffix}") from None
+    return triggers
+
+
+def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = print) -> int:
     """Run until SIGTERM/SIGINT; 0 after a clean stop. Bad schedules raise ConfigError before anything starts."""
-    tz = time_zone(settings.schedule_timezone)
-    schedule = cron_trigger(settings.schedule_cron, tz, "SCHEDULE_CRON")
-    report = cron_trigger(settings.report_cron, tz, "REPORT_CRON")
+    triggers = check_schedules(pipelines)
+    settings = pipelines[0]  # deployment settings (ledger, metrics, executor, web) are the same in every pipeline
     if settings.web_port:
         check_exposure(settings.web_host, settings)
     stop = threading.Event()
     _on_signals(stop)
-    with open_runtime(settings) as runtime, ExitStack() as web:
-        with runtime.sessions.begin() as s:
+    with ExitStack() as stack:
+        if settings.executor == "celery":
+            sessions = open_ledger(settings.database_url)
+            schedules = [Schedule(p.pipeline, triggers[p.pipeline][0], p.schedule_misfire_grace_seconds)
+                         for p in pipelines]
+            sender = TickSender(sessions, make_app(settings), settings.celery_queue, schedules,
+                                reconcile_seconds=settings.celery_reconcile_seconds,
+                                heartbeat_seconds=settings.run_heartbeat_seconds)
+            runtimes = None
+        else:
+            runtimes = stack.enter_context(open_runtimes(pipelines))
+            sessions, sender = next(iter(runtimes.values())).sessions, None
+        with sessions.begin() as s:
             if stale := interrupt_stale_runs(s):
                 logger.warning("daemon.interrupted_stale_runs", run_ids=stale)
-            published = last_publication_time(s)
+            published = {p.pipeline: last_publication_time(s, p.pipeline) for p in pipelines}
         metrics = Metrics()
-        metrics.published_at(published)
+        for name, when in published.items():
+            metrics.published_at(name, when)
         healthy = threading.Event()
-        alerts = _alerts(settings)
-        daemon = Daemon(runtime, metrics, stop, alerts)
-        with MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy) as server:
-            announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
-            if settings.web_port:
-                dashboard = web.enter_context(WebServer(build_app(settings, runtime.sessions), settings.web_host,
-                                                        settings.web_port))
-                announce(f"factline daemon: dashboard at {dashboard.url}/")
-            scheduler = _scheduler(settings, tz)
-            scheduler.add_job(daemon.tick, schedule, args=[FIRE_TIME], id="pipeline", name="pipeline tick")
-            scheduler.add_job(daemon.daily_report, report, args=[FIRE_TIME], id="report", name="daily report")
-            scheduler.start()
-            healthy.set()
-            logger.info("daemon.started", schedule=settings.schedule_cron, report=settings.report_cron,
-                        timezone=str(tz), next_tick=str(scheduler.get_job("pipeline").next_run_time))
-            stop.wait()
-            healthy.clear()
-            logger.info("daemon.stopping")
-            scheduler.shutdown(wait=True)
-        if alerts is not None:
-            alerts.close(grace=ALERT_GRACE_SECONDS)
+        alerts = {p.pipeline: WebhookSender(p.alert_webhook_url, p.alert_deadline_seconds)
+                  for p in pipelines if p.alert_webhook_url is not None}
+        for sender_ in alerts.values():
+            stack.callback(sender_.close, grace=ALERT_GRACE_SECONDS)
+        daemon = Daemon(pipelines, sessions, metrics, stop, runtimes, sender, alerts)
+        server = stack.enter_context(MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy))
+        announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
+        if settings.web_port:
+            dashboard = stack.enter_context(WebServer(build_app(settings, sessions), settings.web_host,
+                                                      settings.web_port))
+            announce(f"factline daemon: dashboard at {dashboard.url}/")
+        scheduler = _scheduler(settings, len(pipelines))
+        for p in pipelines:
+            tick, report = triggers[p.pipeline]
+            scheduler.add_job(daemon.tick, tick, args=[p.pipeline, FIRE_TIME], id=f"tick:{p.pipeline}",
+                              name=f"{p.pipeline} tick", misfire_grace_time=p.schedule_misfire_grace_seconds)
+            scheduler.add_job(daemon.daily_report, report, args=[p.pipeline, FIRE_TIME], id=f"report:{p.pipeline}",
+                              name=f"{p.pipeline} daily report")
+        if sender is not None:  # at once (ticks missed while no scheduler ran), then every interval
+            scheduler.add_job(daemon.reconcile, IntervalTrigger(seconds=settings.celery_reconcile_seconds),
+                              id="reconcile", name="reconcile lost ticks", next_run_time=datetime.now(UTC))
+        scheduler.start()
+        healthy.set()
+        logger.info("daemon.started", executor=settings.executor, pipelines=[p.pipeline for p in pipelines],
+                    next_ticks={p.pipeline: str(scheduler.get_job(f"tick:{p.pipeline}").next_run_time)
+                                for p in pipelines})
+        stop.wait()
+        healthy.clear()
+        logger.info("daemon.stopping")
+        scheduler.shutdown(wait=True)
     logger.info("daemon.stopped")
     return 0
 
 
-def _alerts(settings: Settings) -> WebhookSender | None:
-    if settings.alert_webhook_url is None:
-        return None
-    return WebhookSender(settings.alert_webhook_url, settings.alert_deadline_seconds)
-
-
-def _scheduler(settings: Settings, tz: Any) -> BackgroundScheduler:
+def _scheduler(settings: Settings, pipelines: int) -> BackgroundScheduler:
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # its events are logged below, through loguru
-    scheduler = BackgroundScheduler(
-        executors={"default": TickExecutor(max_workers=2)}, timezone=tz,
+    scheduler = BackgroundScheduler(  # a thread per pipeline (one tick at once each), reports, reconcile
+        executors={"default": TickExecutor(max_workers=pipelines + 2)}, timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1,
                       "misfire_grace_time": settings.schedule_misfire_grace_seconds})
     scheduler.add_listener(_log_skipped, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)

@@ -23,37 +23,40 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
-        self.runs = Counter("factline_runs", "Runs finished, by verdict", ["verdict"], registry=r)
-        self.ticks = Counter("factline_ticks", "Scheduled ticks, by outcome (run, claimed_elsewhere)", ["outcome"],
-                             registry=r)
-        self.hallucinations = Counter("factline_hallucinations_caught", "Model turns with unbacked claims",
+        p = "pipeline"
+        self.runs = Counter("factline_runs", "Runs finished, by verdict", [p, "verdict"], registry=r)
+        self.ticks = Counter("factline_ticks", "Scheduled ticks, by outcome (run, queued, claimed_elsewhere)",
+                             [p, "outcome"], registry=r)
+        self.hallucinations = Counter("factline_hallucinations_caught", "Model turns with unbacked claims", [p],
                                       registry=r)
-        self.nudges = Counter("factline_nudges", "Nudges sent to the model, by kind", ["kind"], registry=r)
-        self.tool_calls = Counter("factline_tool_calls", "Tool calls, by tool name and outcome", ["name", "outcome"],
-                                  registry=r)
-        self.retries = Counter("factline_retries", "Retries, of tools and of the LLM endpoint", ["kind"], registry=r)
-        self.duration = Histogram("factline_run_duration_seconds", "Run duration", registry=r,
+        self.nudges = Counter("factline_nudges", "Nudges sent to the model, by kind", [p, "kind"], registry=r)
+        self.tool_calls = Counter("factline_tool_calls", "Tool calls, by tool name and outcome",
+                                  [p, "name", "outcome"], registry=r)
+        self.retries = Counter("factline_retries", "Retries, of tools and of the LLM endpoint", [p, "kind"],
+                               registry=r)
+        self.duration = Histogram("factline_run_duration_seconds", "Run duration", [p], registry=r,
                                   buckets=(1, 5, 15, 30, 60, 120, 300, 600, 900, 1800))
         self.last_publication = Gauge("factline_last_publication_timestamp_seconds",
-                                      "Unix time of the last verified, registered publication", registry=r)
+                                      "Unix time of the last verified, registered publication", [p], registry=r)
 
     def observe_run(self, detail: RunDetail, seconds: float) -> None:
         """Count one finished run from its ledger detail."""
-        self.runs.labels(str(detail.verdict)).inc()
-        self.duration.observe(seconds)
-        self.hallucinations.inc(detail.hallucinations_caught())
+        p = detail.pipeline
+        self.runs.labels(p, str(detail.verdict)).inc()
+        self.duration.labels(p).observe(seconds)
+        self.hallucinations.labels(p).inc(detail.hallucinations_caught())
         for nudge in detail.nudges:
-            self.nudges.labels(str(nudge.kind)).inc()
+            self.nudges.labels(p, str(nudge.kind)).inc()
         for call in detail.tool_calls:
-            self.tool_calls.labels(call.name, str(call.outcome)).inc()
+            self.tool_calls.labels(p, call.name, str(call.outcome)).inc()
         for event in detail.events:
             if event.kind in (EventKind.tool_retry, EventKind.llm_retry):
-                self.retries.labels(event.kind.removesuffix("_retry")).inc()
+                self.retries.labels(p, event.kind.removesuffix("_retry")).inc()
 
-    def published_at(self, when: datetime | None) -> None:
-        """Set the time of the last verified, registered publication (read from the ledger)."""
+    def published_at(self, pipeline: str, when: datetime | None) -> None:
+        """Set the time of the pipeline's last verified, registered publication (read from the ledger)."""
         if when is not None:
-            self.last_publication.set(when.timestamp())
+            self.last_publication.labels(pipeline).set(when.timestamp())
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -60,6 +60,7 @@ EXIT_CODES: dict[Verdict, int] = {
 
 
 class RunStatus(StrEnum):
+    queued = "queued"  # EXECUTOR=celery: a tick claimed by the scheduler, waiting for a worker
     running = "running"
     finished = "finished"
     interrupted = "interrupted"
@@ -79,6 +80,7 @@ class EventKind(StrEnum):
     llm_retry = "llm_retry"
     escalation = "escalation"  # a capability (or the LLM endpoint) stayed down past the retry cap
     stop = "stop"  # a stop rule fired (StopRun): its verdict, reason and detail
+    resumed = "resumed"  # EXECUTOR=celery: a worker continued this run after its worker died (host, pid)
 
 
 class NudgeKind(StrEnum):

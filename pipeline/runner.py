@@ -84,7 +84,7 @@ class AgentLoop:
             {"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": USER_PROMPT}]
 
     def run(self) -> None:
-        turn_no = 0
+        turn_no = self.journal.last_turn()  # a continued run numbers its turns on
         while True:
             self._check_cancel()
             self.usage.check_before_turn()
@@ -161,22 +161,23 @@ def run_once(
     topic: str | None = None,
     cancel: threading.Event | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    run_id: int | None = None,
 ) -> RunResult:
-    """Run the pipeline once and return its verdict, judged from the ledger."""
+    """Run the pipeline once and return its verdict, judged from the ledger.
+
+    ``run_id`` continues a run that is already open (a tick claimed by the scheduler and taken by a
+    Celery worker, perhaps after another worker died in it): its rows stay, its calls go on numbering,
+    and the idempotency keys replay what it already did.
+    """
     started = time.monotonic()
     endpoint = runtime.endpoint
-    try:
-        with runtime.sessions.begin() as s:
-            ledger_journal.interrupt_stale_runs(s)
-            run_id = ledger_journal.open_run(
-                s, trigger=trigger, scheduled_for=scheduled_for, model=endpoint.model, prompt_version=PROMPT_VERSION,
-                catalog_version=CATALOG_VERSION, tool_call_mode=endpoint.mode)
-    except IntegrityError as exc:
-        raise TickAlreadyClaimed(f"tick {scheduled_for} is already claimed") from exc
-    with logger.contextualize(run_id=run_id):
+    if run_id is None:
+        run_id = _open_run(runtime, trigger, scheduled_for)
+    with logger.contextualize(run_id=run_id, pipeline=runtime.settings.pipeline):
         logger.info("run.started", trigger=trigger, model=endpoint.model, mode=endpoint.mode)
         journal = RunJournal(runtime.sessions, run_id)
         usage = RunUsage(RunBudget.from_settings(runtime.settings))
+        usage.tokens = journal.tokens_used()
 
         def on_tokens(n: int) -> None:
             usage.tokens += n
@@ -188,7 +189,8 @@ def run_once(
 
         llm = make_chat_model(runtime.openai_client, endpoint, runtime.settings, sleep=sleep, on_retry=on_llm_retry,
                               on_tokens=on_tokens)
-        ctx = CapabilityContext(run_id=run_id, settings=runtime.settings, store=LedgerStore(runtime.sessions, run_id),
+        store = LedgerStore(runtime.sessions, run_id, runtime.settings.pipeline)
+        ctx = CapabilityContext(run_id=run_id, settings=runtime.settings, store=store,
                                 http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
         gateway = Gateway(CATALOG, ctx, journal, usage, runtime.policy, sleep=sleep)
         loop = AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event())
@@ -200,6 +202,19 @@ def run_once(
         seconds = time.monotonic() - started
         logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
         return RunResult(run_id, verdict, seconds, stop_reason, error)
+
+
+def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None) -> int:
+    endpoint = runtime.endpoint
+    try:
+        with runtime.sessions.begin() as s:
+            ledger_journal.interrupt_stale_runs(s)
+            return ledger_journal.open_run(
+                s, trigger=trigger, scheduled_for=scheduled_for, pipeline=runtime.settings.pipeline,
+                model=endpoint.model, prompt_version=PROMPT_VERSION, catalog_version=CATALOG_VERSION,
+                tool_call_mode=endpoint.mode)
+    except IntegrityError as exc:
+        raise TickAlreadyClaimed(f"tick {scheduled_for} is already claimed") from exc
 
 
 def _run_loop(loop: AgentLoop, journal: RunJournal) -> tuple[Verdict | None, str | None, str | None]:

@@ -2,12 +2,14 @@
 
 ``open_runtime`` is a context manager so that everything it starts (the local site server, a local
 LLM server) stops with it. The CLI and the daemon both use it; nothing else reads the environment.
+``open_runtimes`` opens one Runtime per pipeline of a deployment (the daemon, a Celery worker): they
+share the ledger and at most one embedded model server, which the pipelines without an endpoint use.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
@@ -36,26 +38,50 @@ class Runtime:
     policy: RetryPolicy
 
 
-def open_endpoint(settings: Settings, stack: ExitStack) -> Endpoint:
-    """The configured endpoint, or the embedded local model started on the stack (auto -> constrained)."""
+def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoint] | None = None) -> Endpoint:
+    """The configured endpoint, or the embedded local model started on the stack (auto -> constrained).
+
+    ``local`` caches the embedded model's endpoint so that several pipelines share one server.
+    """
     if settings.openai_base_url:
         mode = "native" if settings.tool_call_mode == "auto" else settings.tool_call_mode
         return Endpoint(settings.openai_base_url, settings.factline_model, mode)
-    server = stack.enter_context(start_local_model(settings))
+    local = {} if local is None else local
+    if "server" not in local:
+        server = stack.enter_context(start_local_model(settings))
+        local["server"] = Endpoint(server.base_url, server.model_name, "")
+    server_endpoint = local["server"]
     mode = "constrained" if settings.tool_call_mode == "auto" else settings.tool_call_mode
-    return Endpoint(server.base_url, server.model_name, mode)
+    return Endpoint(server_endpoint.base_url, server_endpoint.model, mode)
 
 
 @contextmanager
 def open_runtime(settings: Settings) -> Iterator[Runtime]:
+    with open_runtimes([settings]) as runtimes:
+        yield runtimes[settings.pipeline]
+
+
+@contextmanager
+def open_runtimes(pipelines: Sequence[Settings]) -> Iterator[dict[str, Runtime]]:
+    """One Runtime per pipeline, by name; everything they started stops when the block ends."""
     started = time.monotonic()
     with ExitStack() as stack:
-        sessions = open_ledger(settings.database_url)
-        http = stack.enter_context(httpx.Client(timeout=settings.http_timeout_seconds))
-        target = stack.enter_context(open_target(settings, http))
-        endpoint = open_endpoint(settings, stack)
-        client = make_client(settings, endpoint)
-        stack.callback(client.close)
-        logger.info("runtime.ready", endpoint=endpoint.base_url, model=endpoint.model, mode=endpoint.mode,
-                    target=target.name, seconds=round(time.monotonic() - started, 2))
-        yield Runtime(settings, sessions, http, target, endpoint, client, RetryPolicy.from_settings(settings))
+        sessions = open_ledger(pipelines[0].database_url)  # a deployment setting: the same for every pipeline
+        local: dict[str, Endpoint] = {}
+        local_site: PublishTarget | None = None  # one local site serves every pipeline (LOCAL_SITE_* are deployment-wide)
+        runtimes = {}
+        for settings in pipelines:
+            http = stack.enter_context(httpx.Client(timeout=settings.http_timeout_seconds))
+            if settings.publish_target == "local" and local_site is not None:
+                target = local_site
+            else:
+                target = stack.enter_context(open_target(settings, http))
+                local_site = target if settings.publish_target == "local" else local_site
+            endpoint = open_endpoint(settings, stack, local)
+            client = make_client(settings, endpoint)
+            stack.callback(client.close)
+            logger.info("runtime.ready", pipeline=settings.pipeline, endpoint=endpoint.base_url, model=endpoint.model,
+                        mode=endpoint.mode, target=target.name, seconds=round(time.monotonic() - started, 2))
+            runtimes[settings.pipeline] = Runtime(settings, sessions, http, target, endpoint, client,
+                                                  RetryPolicy.from_settings(settings))
+        yield runtimes

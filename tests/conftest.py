@@ -10,33 +10,18 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from config import Settings, load_settings
 from pipeline.runtime import Runtime, open_runtime
+from testkit.databases import fresh_pg_database
 from testkit.scripted_model import ScriptedModel
 from testkit.wordpress import WordPress, start_wordpress, stop_wordpress
 
-PG_ADMIN = os.environ.get("FACTLINE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = os.environ.get("FACTLINE_TEST_BACKENDS", "sqlite,postgresql").split(",")
-
-
-@contextmanager
-def fresh_pg_database() -> Iterator[str]:
-    """A new, empty PostgreSQL database on the test server, dropped afterwards."""
-    name = f"factline_t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://")
-    yield f"{base}/{name}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(params=BACKENDS)

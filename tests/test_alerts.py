@@ -16,7 +16,7 @@ from pipeline.outcome import CallOutcome, FindingKind, RunStatus, Verdict
 
 def detail(verdict: Verdict | None, stop_reason: str | None = None) -> RunDetail:
     return RunDetail(
-        run_id=7, trigger="schedule", status=RunStatus.finished if verdict else RunStatus.running, verdict=verdict,
+        run_id=7, pipeline="content", trigger="schedule", scheduled_for=None, status=RunStatus.finished if verdict else RunStatus.running, verdict=verdict,
         stop_reason=stop_reason, error="HTTP 401 for key sk-123", model="scripted", tool_call_mode="native",
         started_at=datetime.now(timezone.utc), finished_at=datetime.now(timezone.utc), tokens=70,
         tool_calls=(CallRow(1, 1, "publish", "{}", CallOutcome.failed, "auth", None, 1, 5, "HTTP 401", None),),
@@ -60,7 +60,7 @@ def test_without_a_stop_reason_the_reason_is_a_code_for_the_verdict(verdict: Ver
 
 def day(*publications: DayPublication, verdicts: dict[str, int] | None = None) -> DayLedger:
     counts = verdicts if verdicts is not None else {"unavailable": 2, "error": 1}
-    return DayLedger(day=date(2026, 1, 31), time_zone="Asia/Shanghai", runs=sum(counts.values()), verdicts=counts,
+    return DayLedger(pipeline="content", day=date(2026, 1, 31), time_zone="Asia/Shanghai", runs=sum(counts.values()), verdicts=counts,
                      publications=list(publications), hallucinations_caught=0, failures=[])
 
 

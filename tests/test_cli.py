@@ -64,7 +64,8 @@ def test_runs_json_shows_each_call_with_outcome_and_reason(db_url: str, model: S
     detail = json.loads(_factline(env, "runs", "--run", "1", "--json").stdout)
     assert detail["verdict"] == "success"
     assert {(c["name"], c["outcome"]) for c in detail["tool_calls"]} >= {("publish", "ok"), ("register", "ok")}
-    assert list(detail) == ["run_id", "trigger", "status", "verdict", "stop_reason", "error", "model", "tool_call_mode",
+    assert list(detail) == ["run_id", "pipeline", "trigger", "scheduled_for", "status", "verdict", "stop_reason",
+                            "error", "model", "tool_call_mode",
                             "started_at", "finished_at", "tokens", "tool_calls", "claims", "nudges", "events",
                             "registrations"]
     assert list(detail["tool_calls"][0]) == ["seq", "turn", "name", "arguments", "outcome", "reason", "shadow_of",

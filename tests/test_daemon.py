@@ -20,7 +20,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
+from testkit.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
 from tests.local_http import LocalHTTP, trickle
 from testkit.scripted_model import ScriptedModel, happy_path, say, script
 
@@ -252,11 +252,12 @@ def test_metrics_count_what_the_runs_recorded(db_url: str, model: ScriptedModel,
         probe.close()
     assert {name for name, _, _ in calls} == {"pick_topic", "write_draft", "humanize", "publish", "register", "report"}
     for name, outcome, count in calls:
-        assert samples[("factline_tool_calls_total", (("name", name), ("outcome", outcome)))] == count
-    assert samples[("factline_runs_total", (("verdict", "success"),))] >= 1
+        assert samples[("factline_tool_calls_total", (("name", name), ("outcome", outcome), ("pipeline", "content")))] == count
+    assert samples[("factline_runs_total", (("pipeline", "content"), ("verdict", "success")))] >= 1
     when = verified if isinstance(verified, datetime) else datetime.fromisoformat(str(verified))
     expected = (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
-    assert samples[("factline_last_publication_timestamp_seconds", ())] == pytest.approx(expected, abs=0.01)
+    assert samples[("factline_last_publication_timestamp_seconds", (("pipeline", "content"),))] == pytest.approx(
+        expected, abs=0.01)
 
 
 def test_daemon_logs_the_daily_report_at_report_cron(model: ScriptedModel, tmp_path: Path) -> None:

@@ -27,4 +27,4 @@ def register(sub: Any) -> None:
 def cmd_daemon(settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.daemon import run_daemon
 
-    return run_daemon(settings, announce=emit)
+    return run_daemon([p.settings for p in args.fleet], announce=emit)

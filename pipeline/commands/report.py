@@ -42,16 +42,28 @@ def register(sub: Any) -> None:
                                    "factline report --day 2026-01-31"])
     report.add_argument("--day", type=day_argument, default="today", metavar="DAY",
                         help="today (default), yesterday, or YYYY-MM-DD")
-    report.add_argument("--json", action="store_true", help="print the day as one JSON object")
+    report.add_argument("--json", action="store_true", help="print the day as one JSON object (with --pipeline; "
+                                                            "otherwise one object per pipeline, by name)")
+    report.add_argument("--pipeline", metavar="NAME", help="only this pipeline (default: every pipeline of the "
+                                                           "pipelines file, each in its own SCHEDULE_TIMEZONE)")
 
 
 def cmd_report(settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.ledger.daily import day_ledger
     from pipeline.report import format_day
 
-    tz = time_zone(settings.schedule_timezone)
-    day = resolve_day(args.day, datetime.now(tz))
+    from config import select
+
+    chosen = [select(args.fleet, args.pipeline)] if args.pipeline else args.fleet
+    ledgers = []
     with reading_ledger(settings.database_url) as s:
-        ledger = day_ledger(s, day, tz)
-    emit(to_json(ledger, indent=2) if args.json else format_day(ledger))
+        for p in chosen:
+            tz = time_zone(p.settings.schedule_timezone)
+            ledgers.append(day_ledger(s, resolve_day(args.day, datetime.now(tz)), tz, p.name))
+    if len(ledgers) == 1:
+        emit(to_json(ledgers[0], indent=2) if args.json else format_day(ledgers[0]))
+    elif args.json:
+        emit("{" + ", ".join(f'"{d.pipeline}": {to_json(d, indent=2)}' for d in ledgers) + "}")
+    else:
+        emit("\n\n".join(f"== pipeline {d.pipeline} ==\n{format_day(d)}" for d in ledgers))
     return 0

@@ -39,6 +39,8 @@ def register(sub: Any) -> None:
                                 "factline run --topic 'Heat pumps in old houses'",
                                 "OPENAI_BASE_URL=http://127.0.0.1:8000/v1 FACTLINE_MODEL=qwen2.5-7b factline run",
                                 "factline run; factline diff     the claim-vs-fact audit of that run"])
+    run.add_argument("--pipeline", metavar="NAME", help="the pipeline to run (required when the pipelines file "
+                                                        "has several; `factline pipelines` lists them)")
     run.add_argument("--topic", metavar="TITLE", help="use this topic instead of the next unused one from "
                                                       "TOPICS_SOURCE")
 

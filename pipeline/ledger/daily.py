@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, true
 from sqlalchemy.orm import Session
 
 from pipeline.ledger.models import Claim, Publication, Registration, Run
@@ -36,6 +36,7 @@ class DayFailure:
 
 @dataclass(frozen=True)
 class DayLedger:
+    pipeline: str
     day: date
     time_zone: str
     runs: int
@@ -52,20 +53,23 @@ def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
     return start.astimezone(timezone.utc), end.astimezone(timezone.utc)
 
 
-def day_ledger(s: Session, day: date, tz: ZoneInfo) -> DayLedger:
-    """Runs started on ``day`` (in ``tz``) and publications made on it."""
+def day_ledger(s: Session, day: date, tz: ZoneInfo, pipeline: str | None = None) -> DayLedger:
+    """The runs started on ``day`` (in ``tz``) and the publications made on it: of ``pipeline``, or of all."""
     start, end = day_bounds(day, tz)
-    runs = s.scalars(select(Run).where(Run.started_at >= start, Run.started_at < end).order_by(Run.id)).all()
+    mine = (lambda column: column == pipeline) if pipeline else (lambda column: true())
+    runs = s.scalars(select(Run).where(mine(Run.pipeline), Run.started_at >= start, Run.started_at < end)
+                     .order_by(Run.id)).all()
     run_ids = [r.id for r in runs]
     publications = s.execute(
         select(Publication.run_id, Publication.url, Publication.verified_at, Registration.number)
         .outerjoin(Registration, Registration.publication_id == Publication.id)
-        .where(Publication.created_at >= start, Publication.created_at < end).order_by(Publication.id)).all()
+        .where(mine(Publication.pipeline), Publication.created_at >= start, Publication.created_at < end)
+        .order_by(Publication.id)).all()
     turns = s.scalar(select(func.count()).select_from(
         select(Claim.run_id, Claim.turn).where(Claim.run_id.in_(run_ids), Claim.backed.is_(False))
         .distinct().subquery()))
     return DayLedger(
-        day=day, time_zone=str(tz), runs=len(runs),
+        pipeline=pipeline or "all", day=day, time_zone=str(tz), runs=len(runs),
         verdicts=dict(Counter(r.verdict or r.status for r in runs)),
         publications=[DayPublication(p.run_id, p.url, p.verified_at is not None, p.number) for p in publications],
         hallucinations_caught=turns or 0,
@@ -74,8 +78,8 @@ def day_ledger(s: Session, day: date, tz: ZoneInfo) -> DayLedger:
     )
 
 
-def last_publication_time(s: Session) -> datetime | None:
-    """When the latest registered publication was verified online (UTC; SQLite returns it naive)."""
-    when = s.scalar(select(func.max(Publication.verified_at)).join(
+def last_publication_time(s: Session, pipeline: str = "content") -> datetime | None:
+    """When the pipeline's latest registered publication was verified online (UTC; SQLite returns it naive)."""
+    when = s.scalar(select(func.max(Publication.verified_at)).where(Publication.pipeline == pipeline).join(
         Registration, Registration.publication_id == Publication.id))
     return when.replace(tzinfo=timezone.utc) if when is not None and when.tzinfo is None else when

@@ -63,7 +63,9 @@ class RegistrationRow:
 @dataclass(frozen=True)
 class RunDetail:
     run_id: int
+    pipeline: str
     trigger: str
+    scheduled_for: datetime | None
     status: RunStatus
     verdict: Verdict | None  # None while the run is running
     stop_reason: str | None
@@ -86,7 +88,8 @@ class RunDetail:
     def as_json(self) -> dict[str, Any]:
         """The JSON of `factline runs --run N --json`: every row a flat object, events with their detail inlined."""
         return {
-            "run_id": self.run_id, "trigger": self.trigger, "status": self.status, "verdict": self.verdict,
+            "run_id": self.run_id, "pipeline": self.pipeline, "trigger": self.trigger,
+            "scheduled_for": self.scheduled_for.isoformat() if self.scheduled_for else None, "status": self.status, "verdict": self.verdict,
             "stop_reason": self.stop_reason, "error": self.error, "model": self.model,
             "tool_call_mode": self.tool_call_mode, "started_at": self.started_at.isoformat(),
             "finished_at": self.finished_at.isoformat() if self.finished_at else None, "tokens": self.tokens,
@@ -123,7 +126,7 @@ def run_detail(s: Session, run_id: int) -> RunDetail | None:
     started_at = _utc(run.started_at)
     assert started_at is not None
     return RunDetail(
-        run_id=run.id, trigger=run.trigger, status=RunStatus(run.status), verdict=Verdict(run.verdict) if run.verdict else None,
+        run_id=run.id, pipeline=run.pipeline, trigger=run.trigger, scheduled_for=_utc(run.scheduled_for), status=RunStatus(run.status), verdict=Verdict(run.verdict) if run.verdict else None,
         stop_reason=run.stop_reason, error=run.error, model=run.model, tool_call_mode=run.tool_call_mode,
         started_at=started_at, finished_at=_utc(run.finished_at), tokens=run.tokens_used, tool_calls=calls,
         claims=claims, nudges=nudges, events=events, registrations=registrations)

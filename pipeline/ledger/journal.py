@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pipeline.ledger.models import AgentTurn, Claim, Nudge, Run, RunEvent, ToolCall
@@ -57,10 +57,14 @@ def open_run(s: Session, *, trigger: str, scheduled_for: datetime | None = None,
 
 
 def interrupt_stale_runs(s: Session) -> list[int]:
-    """Runs left `running` by a process on this host that no longer exists are marked interrupted."""
+    """Runs left `running` by a process on this host that no longer exists are marked interrupted.
+
+    Runs of ticks sent to Celery workers (``sent_at`` set) are left alone: the broker hands their task
+    to another worker, which continues the same run (pipeline.workers.worker).
+    """
     stale = []
     host = socket.gethostname()
-    for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host)):
+    for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host, Run.sent_at.is_(None))):
         if run.pid is not None and run.pid != os.getpid() and not _alive(run.pid):
             stale.append(run.id)
     if stale:
@@ -86,7 +90,18 @@ class RunJournal:
     def __init__(self, sessions: sessionmaker[Session], run_id: int) -> None:
         self.sessions = sessions
         self.run_id = run_id
-        self.seq = 0
+        with sessions() as s:  # a continued run numbers its calls after the ones it already made
+            self.seq = s.scalar(select(func.coalesce(func.max(ToolCall.seq), 0)).where(ToolCall.run_id == run_id))
+
+    def last_turn(self) -> int:
+        """The run's highest turn number so far (0 for a new run; more for a run continued by another worker)."""
+        with self.sessions() as s:
+            return max(s.scalar(select(func.coalesce(func.max(AgentTurn.turn), 0)).where(AgentTurn.run_id == self.run_id)),
+                       s.scalar(select(func.coalesce(func.max(ToolCall.turn), 0)).where(ToolCall.run_id == self.run_id)))
+
+    def tokens_used(self) -> int:
+        with self.sessions() as s:
+            return s.scalar(select(Run.tokens_used).where(Run.id == self.run_id)) or 0
 
     def call(self, record: CallRecord) -> int:
         self.seq += 1

@@ -1,8 +1,9 @@
 """The ledger: SQLAlchemy 2.0 typed models. What the system executed, never what the model said it did.
 
 Business identity is enforced by unique constraints: one run per scheduled tick of a pipeline,
-one publication per idempotency key, one registration per publication, unique registration numbers,
-one answer per probe and prompt variant in a probe run.
+one topic title per pipeline, one publication per idempotency key, one registration per publication,
+unique registration numbers (allocated from a per-day counter row), one answer per probe and prompt
+variant in a probe run. Every business row carries the pipeline it belongs to.
 """
 
 from __future__ import annotations
@@ -63,13 +64,17 @@ class Run(Base):
     tokens_used: Mapped[int] = mapped_column(default=0)
     host: Mapped[str | None] = mapped_column(String(200))
     pid: Mapped[int | None]
+    sent_at: Mapped[datetime | None]  # celery executor: when the tick's task was last sent to the broker
+    heartbeat_at: Mapped[datetime | None]  # celery executor: the worker running it was alive at this time
 
 
 class Topic(Base):
     __tablename__ = "topics"
+    __table_args__ = (UniqueConstraint("pipeline", "title", name="uq_topics_pipeline_title"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    title: Mapped[str] = mapped_column(String(500), unique=True)
+    pipeline: Mapped[str] = mapped_column(String(64), default="content")
+    title: Mapped[str] = mapped_column(String(500))
     first_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -126,6 +131,7 @@ class Publication(Base):
     __tablename__ = "publications"
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    pipeline: Mapped[str] = mapped_column(String(64), default="content", index=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id"), index=True)
     draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"))
@@ -142,10 +148,20 @@ class Registration(Base):
     __tablename__ = "registrations"
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    pipeline: Mapped[str] = mapped_column(String(64), default="content", index=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
     publication_id: Mapped[int] = mapped_column(ForeignKey("publications.id"), unique=True)
     number: Mapped[str] = mapped_column(String(32), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RegistrationCounter(Base):
+    """The last registration number given out on one UTC day (YYYYMMDD); incremented under its row lock."""
+
+    __tablename__ = "registration_counters"
+
+    day: Mapped[str] = mapped_column(String(8), primary_key=True)
+    last: Mapped[int]
 
 
 class AgentTurn(Base):

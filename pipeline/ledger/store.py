@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from capabilities.records import DraftVersionRecord, PublicationRecord, RegistrationRecord, TopicRecord
 from pipeline.ledger.models import Draft, DraftVersion, Publication, Registration, Run, Topic
+from pipeline.ledger.numbers import next_registration_number
 from pipeline.ledger.summary import run_summary
 
 
@@ -37,11 +38,12 @@ def _registration_record(r: Registration) -> RegistrationRecord:
 
 
 class LedgerStore:
-    """The ledger as one run's capabilities see it."""
+    """The ledger as one run of one pipeline sees it."""
 
-    def __init__(self, sessions: sessionmaker[Session], run_id: int) -> None:
+    def __init__(self, sessions: sessionmaker[Session], run_id: int, pipeline: str = "content") -> None:
         self.sessions = sessions
         self.run_id = run_id
+        self.pipeline = pipeline
 
     # topics -----------------------------------------------------------------
     def topic(self, topic_id: int) -> TopicRecord | None:
@@ -58,23 +60,26 @@ class LedgerStore:
             return TopicRecord(row.id, row.title) if row else None
 
     def claim_topic(self, titles: list[str], forced: str | None) -> TopicRecord | None:
-        """Forced title, else a topic published but never registered (resume), else the first unused one."""
+        """Forced title, else a topic published but never registered (resume), else the first unused one.
+
+        Topics are the pipeline's own: the same title in two pipelines is two topics.
+        """
         with self.sessions.begin() as s:
             wanted = [forced] if forced else titles
-            known = {t.title: t for t in s.scalars(select(Topic).where(Topic.title.in_(wanted)))}
+            known = {t.title: t for t in s.scalars(select(Topic).where(
+                Topic.pipeline == self.pipeline, Topic.title.in_(wanted)))}
             for title in wanted:
                 if title not in known:
-                    known[title] = Topic(title=title)
+                    known[title] = Topic(pipeline=self.pipeline, title=title)
                     s.add(known[title])
             s.flush()
-            registered = set(
-                s.scalars(
-                    select(Publication.topic_id).join(Registration, Registration.publication_id == Publication.id)
-                )
-            )
-            busy = set(s.scalars(select(Run.topic_id).where(Run.status == "running", Run.id != self.run_id)))
+            mine = Publication.pipeline == self.pipeline
+            registered = set(s.scalars(select(Publication.topic_id).where(mine).join(
+                Registration, Registration.publication_id == Publication.id)))
+            busy = set(s.scalars(select(Run.topic_id).where(
+                Run.pipeline == self.pipeline, Run.status == "running", Run.id != self.run_id)))
             candidates = [known[t] for t in wanted if known[t].id not in registered and known[t].id not in busy]
-            unfinished = set(s.scalars(select(Publication.topic_id))) - registered
+            unfinished = set(s.scalars(select(Publication.topic_id).where(mine))) - registered
             candidates.sort(key=lambda t: t.id not in unfinished)  # stable: resumes first, then source order
             if not candidates:
                 return None
@@ -132,7 +137,7 @@ class LedgerStore:
     ) -> PublicationRecord:
         try:
             with self.sessions.begin() as s:
-                row = Publication(run_id=self.run_id, topic_id=topic_id, draft_version_id=draft_version_id,
+                row = Publication(pipeline=self.pipeline, run_id=self.run_id, topic_id=topic_id, draft_version_id=draft_version_id,
                                   target=target, external_id=external_id, url=url, idempotency_key=key)
                 s.add(row)
                 s.flush()
@@ -158,22 +163,20 @@ class LedgerStore:
             return _registration_record(row) if row else None
 
     def add_registration(self, publication_id: int) -> RegistrationRecord:
-        """Number CT-YYYYMMDD-NNN: the day's next sequence number; unique constraints settle races."""
-        prefix = datetime.now(timezone.utc).strftime("CT-%Y%m%d-")
-        for _ in range(20):
-            try:
-                with self.sessions.begin() as s:
-                    last = s.scalar(select(func.max(Registration.number)).where(Registration.number.like(prefix + "%")))
-                    number = prefix + f"{int(last[-3:]) + 1 if last else 1:03d}"
-                    row = Registration(run_id=self.run_id, publication_id=publication_id, number=number)
-                    s.add(row)
-                    s.flush()
-                    return _registration_record(row)
-            except IntegrityError:
-                existing = self.registration_for(publication_id)
-                if existing is not None:
-                    return existing
-        raise RuntimeError(f"could not allocate a registration number for publication {publication_id}")
+        """Register under the day's next number (pipeline.ledger.numbers); a concurrent registration wins."""
+        try:
+            with self.sessions.begin() as s:
+                number = next_registration_number(s, datetime.now(timezone.utc))
+                row = Registration(pipeline=self.pipeline, run_id=self.run_id, publication_id=publication_id,
+                                   number=number)
+                s.add(row)
+                s.flush()
+                return _registration_record(row)
+        except IntegrityError:
+            existing = self.registration_for(publication_id)  # another run registered it first
+            if existing is None:
+                raise
+            return existing
 
     def run_summary(self) -> dict[str, object]:
         with self.sessions() as s:

@@ -1,0 +1,46 @@
+"""The Celery app both sides build from Settings: broker, queue, and the delivery guarantees.
+
+- ``task_acks_late`` + ``task_reject_on_worker_lost``: a task is acknowledged only after its run ended;
+  a worker killed mid-run leaves it unacknowledged and the broker gives it to another worker.
+- ``worker_prefetch_multiplier = 1``: a worker reserves one task per free slot, so ticks are not held
+  by a busy worker while another is idle (and a killed worker takes at most its running tasks down).
+- ``confirm_publish`` (RabbitMQ): ``send_task`` returns only when the broker has the persistent message
+  on its durable queue, so ``sent_at`` means "survives a broker restart".
+- RabbitMQ closes a channel whose delivery stays unacknowledged past its ``consumer_timeout``
+  (default 30 min): runs must end before it (RUN_MAX_SECONDS, default 15 min, is checked at worker
+  start). Redis re-delivers an unacknowledged task after ``visibility_timeout``, set to 2 x RUN_MAX_SECONDS
+  (at least one hour) so a long run is never given to a second worker while the first is alive.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from config import Settings
+
+TASK = "factline.run_tick"
+RABBITMQ_CONSUMER_TIMEOUT_SECONDS = 1800
+
+
+def make_app(settings: Settings) -> Celery:
+    app = Celery("factline", broker=settings.celery_broker_url, set_as_current=False)
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        task_default_queue=settings.celery_queue,
+        task_routes={TASK: {"queue": settings.celery_queue}},
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={
+            "confirm_publish": True,
+            "visibility_timeout": max(3600, int(2 * settings.run_max_seconds)),
+        },
+        worker_hijack_root_logger=False,
+        worker_redirect_stdouts=False,
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        task_publish_retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5},
+    )
+    return app

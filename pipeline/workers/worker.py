@@ -1,0 +1,136 @@
+"""A Celery worker that runs claimed ticks: ``factline worker [--concurrency N]``.
+
+One process, a pool of N threads (``--pool threads``): the process opens one Runtime per pipeline
+(pipeline.runtime.open_runtimes) and at most one embedded model server, shared by its threads; a
+run spends its time waiting on the model and the target, which threads do well. (A prefork pool would
+start one embedded model per child.) While it runs ticks, a heartbeat thread refreshes ``heartbeat_at``
+of each of them every RUN_HEARTBEAT_SECONDS, which tells other workers and the reconciler it is alive.
+
+SIGTERM (systemd stop) is Celery's warm shutdown: no new task is taken, the runs in flight finish, then
+the process exits. A second SIGTERM, or SIGKILL, leaves those tasks unacknowledged: the broker hands
+them to another worker, which continues the same runs.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+
+from celery import Celery, Task
+from loguru import logger
+from sqlalchemy import select
+
+from config import ConfigError, Settings
+from pipeline.ledger.journal import RunJournal
+from pipeline.ledger.models import Run
+from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION
+from pipeline.runner import run_once
+from pipeline.runtime import Runtime, open_runtimes
+from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, make_app
+from pipeline.workers.ticks import HEARTBEATS_TO_DEAD, Take, beat, take
+
+
+class TickRunner:
+    """What the worker's task does with one run id, given the worker's runtimes."""
+
+    def __init__(self, runtimes: dict[str, Runtime], heartbeat_seconds: float) -> None:
+        self.runtimes = runtimes
+        self.heartbeat_seconds = heartbeat_seconds
+        self.sessions = next(iter(runtimes.values())).sessions
+        self.owned: set[int] = set()
+        self._lock = threading.Lock()
+        self.stopped = threading.Event()
+
+    @property
+    def retry_after(self) -> float:
+        """When a held run is looked at again: by then its holder has beaten, or counts as dead."""
+        return self.heartbeat_seconds * (HEARTBEATS_TO_DEAD + 1)
+
+    def execute(self, run_id: int) -> Take:
+        with self.sessions() as s:
+            pipeline = s.scalar(select(Run.pipeline).where(Run.id == run_id))
+        runtime = self.runtimes.get(pipeline) if pipeline else None
+        if pipeline is not None and runtime is None:
+            logger.error("worker.unknown_pipeline", run_id=run_id, pipeline=pipeline,
+                         configured=sorted(self.runtimes))
+            return Take.HELD  # another worker may have it configured; retried later
+        if runtime is None:
+            logger.warning("worker.no_such_run", run_id=run_id)
+            return Take.MISSING
+        with self.sessions.begin() as s:
+            decision, previous = take(s, run_id, self.heartbeat_seconds, runtime.endpoint.model,
+                                      runtime.endpoint.mode, PROMPT_VERSION, CATALOG_VERSION)
+        with logger.contextualize(run_id=run_id, pipeline=pipeline):
+            logger.info("worker.task", decision=decision.value,
+                        previous=f"{previous.host}:{previous.pid}" if previous else None)
+            if decision is Take.RESUME:
+                RunJournal(self.sessions, run_id).event("resumed", host=previous.host, pid=previous.pid)
+            if decision in (Take.RUN, Take.RESUME):
+                self._run(runtime, run_id)
+        return decision
+
+    def _run(self, runtime: Runtime, run_id: int) -> None:
+        with self._lock:
+            self.owned.add(run_id)
+        try:
+            run_once(runtime, trigger="schedule", run_id=run_id, cancel=self.stopped)
+        except Exception as exc:  # the run row is closed here so that no one re-sends a run that crashes
+            logger.exception("worker.run_crashed")
+            RunJournal(self.sessions, run_id).finish(status="finished", verdict="error", stop_reason="crash",
+                                                     error=f"{type(exc).__name__}: {str(exc)[:300]}")
+        finally:
+            with self._lock:
+                self.owned.discard(run_id)
+
+    def heartbeat_forever(self) -> None:
+        while not self.stopped.wait(self.heartbeat_seconds):
+            with self._lock:
+                owned = sorted(self.owned)
+            try:
+                with self.sessions.begin() as s:
+                    beat(s, owned)
+            except Exception:
+                logger.exception("worker.heartbeat_failed", run_ids=owned)
+
+
+def register_task(app: Celery, runner: TickRunner) -> Task:
+    @app.task(name=TASK, bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True,
+              max_retries=None)
+    def run_tick(task: Task, run_id: int) -> str:
+        decision = runner.execute(run_id)
+        if decision is Take.HELD:
+            raise task.retry(countdown=runner.retry_after)
+        return decision.value
+
+    return run_tick
+
+
+def run_worker(pipelines: Sequence[Settings], concurrency: int, announce: Callable[[str], None] = print) -> int:
+    """Consume ticks until Celery's shutdown; 0 after a clean stop."""
+    settings = pipelines[0]
+    if settings.executor != "celery":
+        raise ConfigError("invalid setting EXECUTOR: factline worker needs EXECUTOR=celery")
+    for pipeline in pipelines:
+        if pipeline.run_max_seconds >= RABBITMQ_CONSUMER_TIMEOUT_SECONDS:
+            raise ConfigError(f"invalid setting RUN_MAX_SECONDS (pipeline {pipeline.pipeline!r}): must be below "
+                              f"{RABBITMQ_CONSUMER_TIMEOUT_SECONDS} s, RabbitMQ's consumer timeout")
+    with open_runtimes(pipelines) as runtimes:
+        runner = TickRunner(runtimes, settings.run_heartbeat_seconds)
+        app = make_app(settings)
+        register_task(app, runner)
+        threading.Thread(target=runner.heartbeat_forever, name="heartbeat", daemon=True).start()
+        announce(f"factline worker: {concurrency} slot(s), pipelines {', '.join(runtimes)}, "
+                 f"queue {settings.celery_queue}")
+        try:
+            app.worker_main(["worker", "--pool=threads", f"--concurrency={concurrency}", f"--queues={settings.celery_queue}",
+                             "--without-gossip", "--without-mingle", "--loglevel=WARNING",
+                             f"--hostname=factline-{os.getpid()}@%h"])
+        except SystemExit as exc:  # worker_main ends with sys.exit
+            code = exc.code if isinstance(exc.code, int) else 0
+        else:
+            code = 0
+        finally:
+            runner.stopped.set()
+    logger.info("worker.stopped", code=code)
+    return code
