@@ -197,7 +197,7 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
             sessions = open_ledger(settings.database_url)
             schedules = [Schedule(p.pipeline, triggers[p.pipeline][0], p.schedule_misfire_grace_seconds)
                          for p in pipelines]
-            sender = TickSender(sessions, make_app(settings), settings.celery_queue, schedules,
+            sender = TickSender(sessions, make_app(pipelines), settings.celery_queue, schedules,
                                 reconcile_seconds=settings.celery_reconcile_seconds,
                                 heartbeat_seconds=settings.run_heartbeat_seconds)
             runtimes = None

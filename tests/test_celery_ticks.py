@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select, update
 
+from config import load_pipelines
 from pipeline.ledger.models import Publication, Run, RunEvent, ToolCall
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtimes
@@ -93,7 +94,7 @@ def test_the_reconciler_sends_a_tick_claimed_but_never_sent(pg_url: str, runner:
     """A tick claimed by a scheduler that died before sending is sent by the next reconcile pass."""
     settings = runner.runtimes["content"].settings
     queue = f"factline.test.{os.getpid()}.{threading.get_ident()}"
-    app = make_app(settings.model_copy(update={"celery_queue": queue}))
+    app = make_app([settings.model_copy(update={"celery_queue": queue})])
     sender = TickSender(runner.sessions, app, queue, [], reconcile_seconds=0.5, heartbeat_seconds=1)
     run_id = claim_tick(runner.sessions, pipeline="content", scheduled_for=now().replace(microsecond=0))
     assert sender.reconcile() == []  # too young: its own scheduler may be sending it right now
@@ -111,3 +112,16 @@ def test_the_reconciler_sends_a_tick_claimed_but_never_sent(pg_url: str, runner:
     finally:
         with app.connection_for_write() as conn:
             conn.default_channel.queue_delete(queue)
+
+
+def test_redis_hands_a_task_to_another_worker_only_after_the_longest_run_any_pipeline_allows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """visibility_timeout is twice the longest RUN_MAX_SECONDS of the pipelines file (not the first's), >= 1 h."""
+    path = tmp_path / "factline.toml"
+    path.write_text('[[pipelines]]\nname = "quick"\nrun_max_seconds = 60\n\n'
+                    '[[pipelines]]\nname = "long"\nrun_max_seconds = 5400\n', encoding="utf-8")
+    monkeypatch.setenv("FACTLINE_CONFIG", str(path))
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+    pipelines = [p.settings for p in load_pipelines()]
+    assert make_app(pipelines).conf.broker_transport_options["visibility_timeout"] == 10800
+    assert make_app(pipelines[:1]).conf.broker_transport_options["visibility_timeout"] == 3600

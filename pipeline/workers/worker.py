@@ -111,13 +111,14 @@ def run_worker(pipelines: Sequence[Settings], concurrency: int, announce: Callab
     settings = pipelines[0]
     if settings.executor != "celery":
         raise ConfigError("invalid setting EXECUTOR: factline worker needs EXECUTOR=celery")
+    rabbitmq = settings.celery_broker_url.startswith("amqp")  # Redis has no consumer timeout (app.visibility_timeout)
     for pipeline in pipelines:
-        if pipeline.run_max_seconds >= RABBITMQ_CONSUMER_TIMEOUT_SECONDS:
+        if rabbitmq and pipeline.run_max_seconds >= RABBITMQ_CONSUMER_TIMEOUT_SECONDS:
             raise ConfigError(f"invalid setting RUN_MAX_SECONDS (pipeline {pipeline.pipeline!r}): must be below "
                               f"{RABBITMQ_CONSUMER_TIMEOUT_SECONDS} s, RabbitMQ's consumer timeout")
     with open_runtimes(pipelines) as runtimes:
         runner = TickRunner(runtimes, settings.run_heartbeat_seconds)
-        app = make_app(settings)
+        app = make_app(pipelines)
         register_task(app, runner)
         threading.Thread(target=runner.heartbeat_forever, name="heartbeat", daemon=True).start()
         announce(f"factline worker: {concurrency} slot(s), pipelines {', '.join(runtimes)}, "
