@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from capabilities import CATALOG
 from capabilities.base import CapabilityContext
-from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION, SYSTEM_PROMPT, TOOLS, USER_PROMPT
+from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS, SYSTEM_PROMPTS, TOOLS, USER_PROMPT
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
@@ -81,7 +81,8 @@ class AgentLoop:
         self.nudges = 0
         self.continues = 0
         self.messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": USER_PROMPT}]
+            {"role": "system", "content": SYSTEM_PROMPTS[self.settings.language]},
+            {"role": "user", "content": USER_PROMPT}]
 
     def run(self) -> None:
         turn_no = self.journal.last_turn()  # a continued run numbers its turns on
@@ -211,8 +212,8 @@ def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None) ->
             ledger_journal.interrupt_stale_runs(s)
             return ledger_journal.open_run(
                 s, trigger=trigger, scheduled_for=scheduled_for, pipeline=runtime.settings.pipeline,
-                model=endpoint.model, prompt_version=PROMPT_VERSION, catalog_version=CATALOG_VERSION,
-                tool_call_mode=endpoint.mode)
+                model=endpoint.model, prompt_version=PROMPT_VERSIONS[runtime.settings.language],
+                catalog_version=CATALOG_VERSION, tool_call_mode=endpoint.mode)
     except IntegrityError as exc:
         raise TickAlreadyClaimed(f"tick {scheduled_for} is already claimed") from exc
 

@@ -24,7 +24,7 @@ from sqlalchemy import select
 from config import ConfigError, Settings
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
-from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION
+from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS
 from pipeline.runner import run_once
 from pipeline.runtime import Runtime, open_runtimes
 from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, make_app
@@ -60,7 +60,8 @@ class TickRunner:
             return Take.MISSING
         with self.sessions.begin() as s:
             decision, previous = take(s, run_id, self.heartbeat_seconds, runtime.endpoint.model,
-                                      runtime.endpoint.mode, PROMPT_VERSION, CATALOG_VERSION)
+                                      runtime.endpoint.mode, PROMPT_VERSIONS[runtime.settings.language],
+                                      CATALOG_VERSION)
         with logger.contextualize(run_id=run_id, pipeline=pipeline):
             logger.info("worker.task", decision=decision.value,
                         previous=f"{previous.host}:{previous.pid}" if previous else None)
