@@ -199,7 +199,7 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
                          for p in pipelines]
             sender = TickSender(sessions, make_app(pipelines), settings.celery_queue, schedules,
                                 reconcile_seconds=settings.celery_reconcile_seconds,
-                                heartbeat_seconds=settings.run_heartbeat_seconds)
+                                heartbeat_seconds=settings.run_heartbeat_seconds, stop=stop)
             runtimes = None
         else:
             runtimes = stack.enter_context(open_runtimes(pipelines))
