@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -119,6 +120,22 @@ def test_restart_after_kill_marks_the_run_interrupted_and_keeps_its_publication(
     first_publication = probe.rows("SELECT id, topic_id FROM publications ORDER BY id")[0]
     assert probe.scalar("SELECT count(*) FROM publications WHERE topic_id = :t", t=first_publication[1]) == 1
     assert probe.scalar("SELECT publication_id FROM registrations ORDER BY id LIMIT 1") == first_publication[0]
+
+
+def test_a_stop_signal_the_kernel_gives_another_thread_still_stops_the_main_thread(tmp_path: Path) -> None:
+    """SIGTERM handled by a non-main thread (the kernel may pick any): the main thread still acts on it at once."""
+    code = ("import signal, threading\n"
+            "from pipeline.stopping import on_stop_signals, wait_for_stop\n"
+            "stop = threading.Event()\n"
+            "on_stop_signals(stop)\n"
+            "threading.Thread(target=lambda: signal.pthread_kill(threading.get_ident(), signal.SIGTERM)).start()\n"
+            "wait_for_stop(stop)\n"
+            "print('stopped')\n")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert (done.returncode, done.stdout) == (0, "stopped\n"), done.stderr
+    assert time.monotonic() - started < 30  # an untimed Event.wait() would wait here for a second signal
 
 
 @pytest.mark.parametrize(("variable", "value"), [
