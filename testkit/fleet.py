@@ -4,19 +4,23 @@
 target's folder on a fixed port (so a page stays reachable whichever worker wrote it, and after that
 worker is killed), and starts ``factline daemon`` and ``factline worker`` processes with EXECUTOR=celery
 against the given PostgreSQL ledger and broker, each on a queue of its own. ``audit`` compares the
-ledger with itself and with what the target really holds. Used by scripts/celery_chaos.py (full size)
-and benchmarks/bench_celery.py (figures in docs/celery.md and docs/benchmarks.md).
+ledger with itself and with what the target really holds. ``trial`` runs one phase of the end-to-end
+trial (steady, or under ``Faults``: workers SIGKILLed, the scheduler SIGKILLed, the broker restarted) for
+tests/test_celery_fleet.py (in make test) and scripts/celery_chaos.py (figures in docs/celery.md);
+benchmarks/bench_celery.py drives a ``Fleet`` itself (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from functools import partial
@@ -271,3 +275,65 @@ def restart_rabbitmq() -> float:
     subprocess.run(["rabbitmqctl", "-q", "stop_app"], check=True, capture_output=True, timeout=120)
     subprocess.run(["rabbitmqctl", "-q", "start_app"], check=True, capture_output=True, timeout=120)
     return time.monotonic() - started
+
+
+@dataclass(frozen=True)
+class Faults:
+    """What goes wrong during a trial phase: none of it for the steady phase."""
+
+    kill_worker_every: float | None = None  # seconds between SIGKILLing a random worker (and starting another)
+    kill_scheduler: bool = False  # SIGKILL the scheduler once, a quarter in; restarted 2 s later
+    restart_broker: bool = False  # restart RabbitMQ once, half-way (every connection drops)
+
+
+STEADY = Faults()
+CHAOS = Faults(kill_worker_every=3, kill_scheduler=True, restart_broker=True)
+
+
+def trial(db_url: str, broker_url: str, model_url: str, workdir: Path, *, seconds: float, pipelines: int,
+          faults: Faults = STEADY, workers: int = 3, say: Callable[[str], None] = lambda _: None,
+          settle_timeout: float = 600) -> tuple[Audit, dict[str, object]]:
+    """One phase: ``pipelines`` pipelines ticking every second for ``seconds`` (longer if a fault is still to
+    come), ``workers`` workers, ``faults``.
+
+    After the ticks stop, a scheduler keeps reconciling until no run is queued or running; then the audit,
+    and the faults that really happened (counts, seconds the broker was down, seconds to drain).
+    """
+    if faults.restart_broker and not broker_url.startswith("amqp"):
+        raise ValueError("restart_broker needs RabbitMQ (a Redis restart without persistence loses the queue)")
+    events: dict[str, object] = {"worker_kills": 0, "scheduler_kills": 0, "broker_restarts": 0}
+    fleet = Fleet(db_url, broker_url, model_url, workdir, pipelines=pipelines, topics=int(seconds) * 3 + 60)
+    try:
+        for _ in range(workers):
+            fleet.start_worker()
+        fleet.start_scheduler()
+        rng = random.Random(15)
+        started = time.monotonic()
+
+        def pending() -> bool:  # on a loaded machine one restart may take most of the phase: the faults still happen
+            return (faults.kill_scheduler and not events["scheduler_kills"]) or (
+                faults.restart_broker and not events["broker_restarts"])
+
+        while (elapsed := time.monotonic() - started) < seconds or pending():
+            time.sleep(faults.kill_worker_every or 1)
+            say(f"{elapsed:.0f}/{seconds:.0f} s, {fleet.scalar('SELECT count(*) FROM runs')} ticks claimed")
+            if faults.kill_worker_every:
+                fleet.kill_worker(rng.choice(fleet.workers))
+                fleet.start_worker()
+                events["worker_kills"] += 1
+            if faults.kill_scheduler and elapsed > seconds / 4 and not events["scheduler_kills"]:
+                fleet.kill_scheduler()
+                time.sleep(2)
+                fleet.start_scheduler()
+                events["scheduler_kills"] = 1
+            elif faults.restart_broker and elapsed > seconds / 2 and not events["broker_restarts"]:
+                events["broker_down_seconds"] = round(restart_rabbitmq(), 1)
+                events["broker_restarts"] = 1
+        fleet.stop_ticking()
+        drained = time.monotonic()
+        fleet.wait_settled(timeout=settle_timeout)
+        events["drain_seconds"] = round(time.monotonic() - drained, 1)
+        return fleet.audit(), events
+    finally:
+        fleet.stop()
+        fleet.delete_queue()
