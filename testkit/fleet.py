@@ -173,8 +173,14 @@ class Fleet:
         self.workers.remove(worker)
 
     def stop(self) -> None:
-        """Stop the scheduler, then every worker (warm shutdown: they finish their runs), and the site."""
-        self.stop_scheduler()
+        """Stop the scheduler, then every worker (warm shutdown: they finish their runs), and the site.
+
+        Whatever does not stop in time is killed: a failed trial must not leave processes behind.
+        """
+        try:
+            self.stop_scheduler()
+        except subprocess.TimeoutExpired:
+            self.kill_scheduler()
         for worker in self.workers:
             worker.signal(signal.SIGTERM)
         for worker in self.workers:

@@ -50,9 +50,9 @@ def test_three_replicas_run_each_tick_exactly_once(pg_url: str, model: ScriptedM
                                                    tmp_path: Path) -> None:
     """Three daemons on one PostgreSQL ledger, ticking every second: one run per tick, nothing published twice."""
     env = daemon_env(pg_url, model.base_url, tmp_path, LOG_FORMAT="json")
-    first = DaemonProcess(env, tmp_path / "replica-0.log")  # migrates the ledger before the others start
-    replicas = [first] + [DaemonProcess(env, tmp_path / f"replica-{i}.log") for i in (1, 2)]
+    replicas = [DaemonProcess(env, tmp_path / "replica-0.log")]  # migrates the ledger before the others start
     try:
+        replicas += [DaemonProcess(env, tmp_path / f"replica-{i}.log") for i in (1, 2)]
         wait_for(lambda: probe.scalar("SELECT count(*) FROM runs WHERE status <> 'running'") >= 32, timeout=120,
                  interval=0.5)
     finally:
