@@ -33,7 +33,6 @@ from pipeline.ledger.db import open_ledger
 from testkit.daemon_process import DaemonProcess, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
-CLAIM_SECONDS = 5  # a tick this young may not be claimed yet (the fire, or the reconciler's settle time)
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -73,7 +72,7 @@ class Audit:
 
     pipelines: int
     ticks: int  # runs rows of scheduled ticks
-    gaps: list[str]  # (pipeline, second) between a pipeline's first and last tick without a run
+    gaps: list[str]  # (pipeline, second) without a run, from its first tick to the window end (or its last tick)
     verdicts: dict[str, int]
     unclosed: int  # runs left queued or running
     publications: int
@@ -119,6 +118,7 @@ class Fleet:
                     "HTTP_TIMEOUT_SECONDS": "10", "CELERY_RECONCILE_SECONDS": "2", "RUN_HEARTBEAT_SECONDS": "1",
                     **env}
         self.scheduler: DaemonProcess | None = None
+        self.window_end: datetime | None = None  # the trial's last second (stop_ticking)
         self.workers: list[Process] = []
         self._worker_logs = 0
         self._scheduler_logs = 0
@@ -140,13 +140,14 @@ class Fleet:
     def stop_ticking(self, timeout: float = 600) -> None:
         """End the ticks but keep a scheduler reconciling: restart it on a schedule that does not fire.
 
-        First wait until the scheduler has claimed every tick so far (after its restart it catches up
-        the seconds it was dead, in passes that a stop interrupts; a scheduler on the new schedule has
-        no such seconds to catch up). Workers rely on the scheduler to re-send ticks whose task was lost
-        with a worker or a broker.
+        The trial's window ends now: first wait until the scheduler has claimed every second of it (a
+        scheduler restarted after being killed, or one that fell behind on a loaded machine, catches
+        up missed seconds in reconcile passes; the one on the new schedule has none to catch up).
+        Seconds after the window are not checked for gaps (``audit``); their runs are. Workers rely on
+        the scheduler to re-send ticks whose task was lost with a worker or a broker.
         """
-        wait_for(lambda: not self.gaps(until=datetime.now(timezone.utc) - timedelta(seconds=CLAIM_SECONDS)),
-                 timeout=timeout, interval=1)
+        self.window_end = datetime.now(timezone.utc).replace(microsecond=0)
+        wait_for(lambda: not self.gaps(until=self.window_end), timeout=timeout, interval=1)
         self.stop_scheduler()
         self._write_config("0 0 1 1 *", 0)
         self.start_scheduler()
@@ -222,7 +223,7 @@ class Fleet:
         for name in self.names:
             mine = sorted(_utc(t) for p, t in ticks if p == name)
             if mine:
-                last = until if until is not None else mine[-1]
+                last = until or mine[-1]
                 expected = {mine[0] + timedelta(seconds=i) for i in range(int((last - mine[0]).total_seconds()) + 1)}
                 gaps += [f"{name} {t:%H:%M:%S}" for t in sorted(expected - set(mine))]
         return gaps
@@ -247,7 +248,7 @@ class Fleet:
                        "e.run_id = runs.id AND e.kind = 'resumed') FROM runs WHERE verdict IS DISTINCT FROM "
                        "'success' ORDER BY id LIMIT 20")
         engine.dispose()
-        gaps = self._gaps(ticks)
+        gaps = self._gaps(ticks, self.window_end)
         pages = {p.stem for p in self.site.glob("*.html")}
         rows = {external_id for external_id, _, _ in pubs}
         all_ticks = sorted(_utc(t) for _, t in ticks)
