@@ -309,7 +309,9 @@ def trial(db_url: str, broker_url: str, model_url: str, workdir: Path, *, second
     if faults.restart_broker and not broker_url.startswith("amqp"):
         raise ValueError("restart_broker needs RabbitMQ (a Redis restart without persistence loses the queue)")
     events: dict[str, object] = {"worker_kills": 0, "scheduler_kills": 0, "broker_restarts": 0}
-    fleet = Fleet(db_url, broker_url, model_url, workdir, pipelines=pipelines, topics=int(seconds) * 3 + 60)
+    # topics for a phase stretched 20-fold: at load 25 the restarts made a 30 s phase last 210 s, and a
+    # pipeline out of topics ends its runs `loop` (the agent asks again and again), not `success`
+    fleet = Fleet(db_url, broker_url, model_url, workdir, pipelines=pipelines, topics=int(seconds) * 20 + 100)
     try:
         for _ in range(workers):
             fleet.start_worker()
