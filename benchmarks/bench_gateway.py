@@ -19,6 +19,7 @@ import pstats
 import sqlite3
 import sys
 import tempfile
+from config.secrets import Redactor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -55,7 +56,7 @@ class Unit:
         engine.dispose()
         with self.sessions.begin() as s:
             run_id = open_run(s, trigger="manual")
-        self.journal = RunJournal(self.sessions, run_id)
+        self.journal = RunJournal(self.sessions, run_id, Redactor.of(settings))
         ctx = CapabilityContext(run_id=run_id, settings=settings, store=SimpleNamespace(run_id=run_id),  # type: ignore[arg-type]
                                 http=None, text_model=None, target=None)  # type: ignore[arg-type]
         self.catalog = noop_catalog()

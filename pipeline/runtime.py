@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from capabilities.base import PublishTarget
 from capabilities.targets import open_target
 from config import Settings
+from config.secrets import Redactor
 from pipeline.ledger.db import open_ledger
 from pipeline.localmodel import start_local_model
 from pipeline.model import Endpoint, make_client
@@ -36,6 +37,7 @@ class Runtime:
     endpoint: Endpoint
     openai_client: openai.OpenAI
     policy: RetryPolicy
+    redact: Redactor  # the settings' secrets, replaced in every text the run stores (config.secrets)
 
 
 def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoint] | None = None) -> Endpoint:
@@ -83,5 +85,5 @@ def open_runtimes(pipelines: Sequence[Settings]) -> Iterator[dict[str, Runtime]]
             logger.info("runtime.ready", pipeline=settings.pipeline, endpoint=endpoint.base_url, model=endpoint.model,
                         mode=endpoint.mode, target=target.name, seconds=round(time.monotonic() - started, 2))
             runtimes[settings.pipeline] = Runtime(settings, sessions, http, target, endpoint, client,
-                                                  RetryPolicy.from_settings(settings))
+                                                  RetryPolicy.from_settings(settings), Redactor.of(settings))
         yield runtimes

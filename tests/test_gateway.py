@@ -9,6 +9,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
+from config.secrets import Redactor
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -84,7 +85,7 @@ def make_gateway(db_url: str, tmp_path: Path, fake_sleep: FakeSleep) -> Iterator
                                 text_model=None, target=None)  # type: ignore[arg-type]
         catalog = {**CATALOG, "fetch": Fetch()}
         policy = RetryPolicy(settings.retry_max_attempts, 0.5, settings.retry_max_wait)
-        gateway = Gateway(catalog, ctx, RunJournal(sessions, run_id), RunUsage(RunBudget.from_settings(settings)),
+        gateway = Gateway(catalog, ctx, RunJournal(sessions, run_id, Redactor.of(settings)), RunUsage(RunBudget.from_settings(settings)),
                           policy, sleep=fake_sleep)
         return gateway, seen
 
