@@ -19,7 +19,6 @@ import pstats
 import sqlite3
 import sys
 import tempfile
-from config.secrets import Redactor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -30,6 +29,7 @@ from benchmarks.common import Stats, production_logs_to_devnull, progress, repea
 from benchmarks.noop import noop_catalog
 from capabilities.base import CapabilityContext
 from config import load_settings
+from config.secrets import Redactor
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import Evidence, inspect

@@ -177,6 +177,7 @@ def run_once(
     with logger.contextualize(run_id=run_id, pipeline=runtime.settings.pipeline):
         logger.info("run.started", trigger=trigger, model=runtime.endpoint.model, mode=runtime.endpoint.mode)
         journal = RunJournal(runtime.sessions, run_id, runtime.redact)
+        runtime.deadline.start(runtime.settings.run_max_seconds)  # enforced in flight by every HTTP client
         try:  # every way out closes the run row: a stop rule, a crash, a signal
             stop_verdict, stop_reason, error = _run_loop(_agent_loop(runtime, journal, topic, cancel, sleep), journal)
         except (Interrupted, KeyboardInterrupt) as exc:
@@ -189,6 +190,8 @@ def run_once(
             logger.error("run.crashed", error=runtime.redact(error))
             logger.opt(exception=exc).debug("run.crashed.traceback")
             journal.event(EventKind.stop, verdict=Verdict.error, reason="crash", detail=error)
+        finally:
+            runtime.deadline.clear()
         verdict = _close(runtime, journal, stop_verdict, stop_reason, error)
         seconds = time.monotonic() - started
         logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
@@ -210,7 +213,7 @@ def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel
         journal.event(EventKind.llm_retry, attempt=attempt, wait=round(wait, 3), detail=str(exc))
 
     llm = make_chat_model(runtime.openai_client, runtime.endpoint, runtime.settings, sleep=sleep,
-                          on_retry=on_llm_retry, on_tokens=on_tokens)
+                          on_retry=on_llm_retry, on_tokens=on_tokens, deadline=runtime.deadline)
     store = LedgerStore(runtime.sessions, journal.run_id, runtime.settings.pipeline)
     ctx = CapabilityContext(run_id=journal.run_id, settings=runtime.settings, store=store,
                             http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)

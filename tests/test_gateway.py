@@ -9,7 +9,6 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from config.secrets import Redactor
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from sqlalchemy import select
 from capabilities import CATALOG
 from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult
 from capabilities.httperrors import raise_for_status, transport_error
+from config.secrets import Redactor
 from pipeline.outcome import StopRun
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway

@@ -78,6 +78,17 @@ def interrupt_stale_runs(s: Session) -> list[int]:
     return stale
 
 
+def interrupt_own_runs(s: Session, reason: str, error: str) -> list[int]:
+    """This process's runs still `running` are closed as interrupted (a daemon that stops without them)."""
+    own = list(s.scalars(select(Run.id).where(Run.status == RunStatus.running, Run.host == socket.gethostname(),
+                                              Run.pid == os.getpid())))
+    if own:
+        s.execute(update(Run).where(Run.id.in_(own)).values(
+            status=RunStatus.interrupted, verdict=Verdict.interrupted, stop_reason=reason, error=error,
+            finished_at=datetime.now(timezone.utc)))
+    return own
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
