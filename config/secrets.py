@@ -6,7 +6,7 @@
 
 The ledger's writer (pipeline.ledger.journal) and every log sink (pipeline.logs) pass their text
 through one. The secrets are OPENAI_API_KEY, WORDPRESS_APP_PASSWORD (also without its spaces: WordPress
-shows it in groups of four), WEB_TOKEN and the passwords inside DATABASE_URL and CELERY_BROKER_URL,
+shows it in groups of four; and the Basic credentials it is sent in), WEB_TOKEN and the passwords inside DATABASE_URL and CELERY_BROKER_URL,
 each also as it appears percent-encoded in a URL. Values shorter than MIN_LENGTH characters, and the
 built-in placeholders (``not-needed``, RabbitMQ's ``guest``), are left alone: replacing ``guest`` in
 every text would mangle it and protect nothing.
@@ -14,6 +14,7 @@ every text would mangle it and protect nothing.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,8 @@ def secret_values(settings: Settings) -> set[str]:
     if settings.wordpress_app_password is not None:
         password = settings.wordpress_app_password.get_secret_value()
         values |= {password, password.replace(" ", "")}
+        basic = f"{settings.wordpress_user or ''}:{password}".encode()
+        values.add(base64.b64encode(basic).decode())  # the Authorization header, as an error page may echo it
     if settings.web_token is not None:
         values.add(settings.web_token.get_secret_value())
     values |= {quote(value, safe="") for value in values}
