@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -79,23 +80,31 @@ def test_a_request_made_after_the_deadline_is_never_sent(server: LocalHTTP, sett
     assert server.paths() == ["/ok"]
 
 
-def test_sigterm_stops_the_daemon_while_the_model_trickles(db_url: str, server: LocalHTTP, tmp_path: Path) -> None:
-    """The daemon's run waits on a trickling endpoint: SIGTERM still ends it within seconds, the run `interrupted`."""
-    server.routes["/v1/chat/completions"] = trickle(b" ", every=0.5, head=COMPLETION_HEAD)
+@contextmanager
+def daemon_waiting_on(route: Any, db_url: str, server: LocalHTTP, tmp_path: Path) -> Iterator[tuple[DaemonProcess, LedgerProbe]]:
+    """A daemon whose first run is waiting on ``route`` as its model endpoint (deadlines far away), and a ledger probe."""
+    server.routes["/v1/chat/completions"] = route
     env = daemon_env(db_url, server.url("/v1"), tmp_path, RUN_MAX_SECONDS="600", LLM_TIMEOUT_SECONDS="600")
     daemon = DaemonProcess(env, tmp_path / "daemon.log")
     probe = LedgerProbe(db_url)
     try:
         wait_for(lambda: "/v1/chat/completions" in server.paths(), timeout=30)
+        yield daemon, probe
+    finally:
+        if daemon.proc.poll() is None:
+            daemon.kill()
+        probe.close()
+
+
+def test_sigterm_stops_the_daemon_while_the_model_trickles(db_url: str, server: LocalHTTP, tmp_path: Path) -> None:
+    """The daemon's run waits on a trickling endpoint: SIGTERM still ends it within seconds, the run `interrupted`."""
+    route = trickle(b" ", every=0.5, head=COMPLETION_HEAD)
+    with daemon_waiting_on(route, db_url, server, tmp_path) as (daemon, probe):
         sent = time.monotonic()
         assert daemon.stop(signal.SIGTERM, timeout=30) == 0, daemon.logs()[-2000:]
         assert time.monotonic() - sent < 10
         rows = probe.rows("SELECT status, verdict, stop_reason FROM runs")
         assert rows and set(rows) == {(RunStatus.interrupted, Verdict.interrupted, "signal")}
-    finally:
-        if daemon.proc.poll() is None:
-            daemon.kill()
-        probe.close()
 
 
 def trickle_headers(handler: Any, stop: threading.Event) -> None:
@@ -113,19 +122,10 @@ def test_a_run_still_in_flight_after_the_grace_is_closed_and_the_daemon_exits(
         db_url: str, server: LocalHTTP, tmp_path: Path) -> None:
     """A request the deadline cannot cut (trickling headers) cannot hold the daemon: after the grace, the run is
     closed `interrupted` (shutdown) and the process exits 1."""
-    server.routes["/v1/chat/completions"] = trickle_headers
-    env = daemon_env(db_url, server.url("/v1"), tmp_path, RUN_MAX_SECONDS="600", LLM_TIMEOUT_SECONDS="600")
-    daemon = DaemonProcess(env, tmp_path / "daemon.log")
-    probe = LedgerProbe(db_url)
-    try:
-        wait_for(lambda: "/v1/chat/completions" in server.paths(), timeout=30)
+    with daemon_waiting_on(trickle_headers, db_url, server, tmp_path) as (daemon, probe):
         sent = time.monotonic()
         assert daemon.stop(signal.SIGTERM, timeout=STOP_GRACE_SECONDS + 20) == 1
         assert time.monotonic() - sent < STOP_GRACE_SECONDS + 10
         assert probe.rows("SELECT status, verdict, stop_reason FROM runs") == [
             (RunStatus.interrupted, Verdict.interrupted, "shutdown")]
         assert "daemon.abandoned_runs" in daemon.logs()
-    finally:
-        if daemon.proc.poll() is None:
-            daemon.kill()
-        probe.close()

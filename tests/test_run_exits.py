@@ -22,7 +22,7 @@ from config import Settings
 from pipeline.outcome import RunStatus, Verdict
 from pipeline.runner import AgentLoop, run_once
 from pipeline.runtime import Runtime
-from testkit.daemon_process import LedgerProbe, wait_for
+from testkit.daemon_process import LedgerProbe, pid_alive, wait_for
 from testkit.scripted_model import ScriptedModel, happy_path
 from tests.cli_helpers import FACTLINE, ROOT, user_env
 
@@ -97,14 +97,6 @@ time.sleep(300)
 """
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
-
-
 def test_the_model_server_dies_when_its_owner_is_killed_with_sigkill(tmp_path: Path) -> None:
     """kill -9 of the process that started llama-server (a stand-in here) leaves no orphan behind."""
     webroot = tmp_path / "www"
@@ -121,11 +113,11 @@ def test_the_model_server_dies_when_its_owner_is_killed_with_sigkill(tmp_path: P
     try:
         assert owner.stdout is not None
         server_pid = int(owner.stdout.readline())
-        assert _alive(server_pid)
+        assert pid_alive(server_pid)
         owner.kill()
         owner.wait(10)
-        wait_for(lambda: not _alive(server_pid), timeout=10)
+        wait_for(lambda: not pid_alive(server_pid), timeout=10)
     finally:
         owner.kill()
-        if server_pid and _alive(server_pid):  # the test failed: leave no orphan behind either
+        if server_pid and pid_alive(server_pid):  # the test failed: leave no orphan behind either
             os.kill(server_pid, signal.SIGKILL)

@@ -135,7 +135,7 @@ def test_no_planted_secret_reaches_the_ledger_logs_commands_metrics_or_webhooks(
                                           WEB_TOKEN=WEB_TOKEN, LOG_FORMAT="json"), tmp_path / "daemon.log")
         try:
             wait_for(lambda: any(path == "/hook" for path in hook.paths()), timeout=60)
-            metrics = httpx.get(f"{daemon.metrics_url}/metrics", timeout=10).text
+            metrics = httpx.get(daemon.metrics_url, timeout=10).text
         finally:
             daemon.stop()
         bodies = "\n".join(body.decode() for _, path, body in hook.requests if path == "/hook")
