@@ -182,7 +182,9 @@ def run_once(
             stop_verdict, stop_reason, error = _run_loop(_agent_loop(runtime, journal, topic, cancel, sleep), journal)
         except (Interrupted, KeyboardInterrupt) as exc:
             name = exc.signal.name if isinstance(exc, Interrupted) else "SIGINT"
-            _close(runtime, journal, Verdict.interrupted, "signal", f"{name} arrived during a step; stopped there")
+            detail = f"{name} arrived during a step; stopped there"
+            journal.event(EventKind.stop, verdict=Verdict.interrupted, reason="signal", detail=detail)
+            _close(runtime, journal, Verdict.interrupted, "signal", detail)
             logger.warning("run.interrupted", signal=name)
             raise
         except Exception as exc:
