@@ -1,7 +1,7 @@
 """The HTTP clients of a run: a wall-clock deadline that holds while a request is in flight, no proxy.
 
-    RunDeadline        when the current run must end (RUN_MAX_SECONDS after it started), or a stop request
-                       (the daemon's SIGTERM); ``start``/``clear`` around each run, ``expired()`` anywhere
+    RunDeadline        when the current run must end (RUN_MAX_SECONDS after it started; per thread), or a stop
+                       request (the daemon's SIGTERM); ``start``/``clear`` around each run, ``expired()`` anywhere
     DeadlineTransport  wraps httpx's transport: a request made past the deadline fails at once; no read
                        waits beyond it (each request's timeouts are capped at what remains); a body that
                        trickles in is cut off at the first chunk that arrives past it
@@ -37,24 +37,25 @@ from pipeline.outcome import StopRun, Verdict
 
 
 class RunDeadline:
-    """The end of the current run, shared by its HTTP clients; thread-safe, one run at a time per Runtime."""
+    """The end of the current run, shared by its HTTP clients. The end is per thread (a Celery worker runs
+    several runs of one pipeline at once on its threads, through one Runtime); the stop is for all."""
 
     def __init__(self, stop: threading.Event | None = None) -> None:
-        self._at: float | None = None
-        self._seconds = 0.0
+        self._run = threading.local()
         self.stop = stop or threading.Event()
 
     def start(self, seconds: float) -> None:
-        self._at, self._seconds = time.monotonic() + seconds, seconds
+        self._run.at, self._run.seconds = time.monotonic() + seconds, seconds
 
     def clear(self) -> None:
-        self._at = None
+        self._run.at = None
 
     def remaining(self) -> float | None:
         """Seconds left (0 when passed or stopped); None outside a run."""
         if self.stop.is_set():
             return 0.0
-        return None if self._at is None else max(0.0, self._at - time.monotonic())
+        at = getattr(self._run, "at", None)
+        return None if at is None else max(0.0, at - time.monotonic())
 
     def expired(self) -> bool:
         return self.remaining() == 0.0
@@ -68,7 +69,7 @@ class RunDeadline:
     def reason(self) -> str:
         if self.stop.is_set():
             return "stop requested"
-        return f"run deadline RUN_MAX_SECONDS={self._seconds:g} s passed"
+        return f"run deadline RUN_MAX_SECONDS={getattr(self._run, 'seconds', 0):g} s passed"
 
 
 class _DeadlineStream(httpx.SyncByteStream):

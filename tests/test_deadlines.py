@@ -80,6 +80,19 @@ def test_a_request_made_after_the_deadline_is_never_sent(server: LocalHTTP, sett
     assert server.paths() == ["/ok"]
 
 
+def test_runs_on_two_threads_keep_their_own_deadlines() -> None:
+    """A Celery worker runs several runs of one Runtime on threads: one run's spent deadline is not another's."""
+    deadline = RunDeadline()
+    deadline.start(600)
+    spent = threading.Thread(target=lambda: (deadline.start(0.0001), time.sleep(0.01), seen.append(deadline.expired())))
+    seen: list[bool] = []
+    spent.start()
+    spent.join()
+    assert seen == [True] and not deadline.expired() and (deadline.remaining() or 0) > 500
+    deadline.stop.set()  # a stop is for every thread
+    assert deadline.expired()
+
+
 @contextmanager
 def daemon_waiting_on(route: Any, db_url: str, server: LocalHTTP, tmp_path: Path) -> Iterator[tuple[DaemonProcess, LedgerProbe]]:
     """A daemon whose first run is waiting on ``route`` as its model endpoint (deadlines far away), and a ledger probe."""
