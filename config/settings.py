@@ -98,7 +98,7 @@ class Settings(BaseSettings):
     retry_base_delay: float = Field(0.5, ge=0, le=HOUR, allow_inf_nan=False)
     retry_max_wait: float = Field(30.0, ge=0, le=HOUR, allow_inf_nan=False)
     http_timeout_seconds: float = seconds(10.0, HOUR)
-    http_trust_env: bool = False  # read HTTP(S)_PROXY/.netrc from the environment (pipeline.http); off: the whitelist says where requests go
+    http_trust_env: bool = False  # read HTTP(S)_PROXY and .netrc (pipeline.http); off: the whitelist says where requests go
 
     # content: TOPICS_SOURCE is a text file (one topic a line) or an RSS/Atom URL read within these limits
     topics_source: str = str(DEFAULT_TOPICS)

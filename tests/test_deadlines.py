@@ -115,7 +115,7 @@ def test_sigterm_stops_the_daemon_while_the_model_trickles(db_url: str, server: 
     with daemon_waiting_on(route, db_url, server, tmp_path) as (daemon, probe):
         sent = time.monotonic()
         assert daemon.stop(signal.SIGTERM, timeout=30) == 0, daemon.logs()[-2000:]
-        assert time.monotonic() - sent < STOP_GRACE_SECONDS  # well before the grace: the stop cut the request, nothing was abandoned
+        assert time.monotonic() - sent < STOP_GRACE_SECONDS  # the stop cut the request: nothing was abandoned
         rows = probe.rows("SELECT status, verdict, stop_reason FROM runs")
         assert rows and set(rows) == {(RunStatus.interrupted, Verdict.interrupted, "signal")}
 
