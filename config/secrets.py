@@ -7,9 +7,9 @@
 The ledger's writer (pipeline.ledger.journal) and every log sink (pipeline.logs) pass their text
 through one. The secrets are OPENAI_API_KEY, WORDPRESS_APP_PASSWORD (also without its spaces: WordPress
 shows it in groups of four; and the Basic credentials it is sent in), WEB_TOKEN and the passwords inside
-DATABASE_URL and CELERY_BROKER_URL, each also as it appears percent-encoded in a URL. Values shorter than MIN_LENGTH characters, and the
-built-in placeholders (``not-needed``, RabbitMQ's ``guest``), are left alone: replacing ``guest`` in
-every text would mangle it and protect nothing.
+DATABASE_URL and CELERY_BROKER_URL, each also as it appears percent-encoded in a URL. Values shorter
+than MIN_LENGTH characters, and the built-in placeholders (``not-needed``, RabbitMQ's ``guest``), are
+left alone: replacing ``guest`` in every text would mangle it and protect nothing.
 """
 
 from __future__ import annotations
