@@ -131,7 +131,7 @@ def run_command(settings: object, args: argparse.Namespace) -> int:
         print(f"factline: local model: {exc}", file=sys.stderr)
         return 1
     except Interrupted as exc:  # SIGINT or SIGTERM during `factline run`: its row is closed as interrupted
-        print(f"factline: {exc.signal.name}: stopped; the run is recorded as interrupted", file=sys.stderr)
+        print(f"factline: stopped by {exc.signal.name}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

@@ -72,7 +72,7 @@ def test_a_signal_during_a_model_turn_closes_the_run_as_interrupted(
         assert process.returncode == code, stderr
         assert seconds < 10  # at once, not after the 30 s answer
         assert "Traceback" not in stderr
-        assert f"{sig.name}: stopped; the run is recorded as interrupted" in stderr
+        assert f"factline: stopped by {sig.name}" in stderr
         assert probe.rows("SELECT status, verdict, stop_reason FROM runs") == [
             (RunStatus.interrupted, Verdict.interrupted, "signal")]
     finally:
