@@ -37,6 +37,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from loguru import logger
 from sqlalchemy.orm import Session, sessionmaker
 
+from capabilities.targets import LocalTarget
 from config import ConfigError, Settings
 from pipeline.alerts import Alert, no_publication_alert, run_alert
 from config.cron import cron_trigger, tick_time, time_zone
@@ -201,9 +202,17 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
                                 reconcile_seconds=settings.celery_reconcile_seconds,
                                 heartbeat_seconds=settings.run_heartbeat_seconds)
             runtimes = None
+            if any(p.publish_target == "local" for p in pipelines):  # the workers publish, the daemon serves
+                site = stack.enter_context(LocalTarget(settings.local_site_dir, settings.local_site_host,
+                                                       settings.local_site_port))
+                if site.serving:
+                    announce(f"factline daemon: local site at {site.base_url} ({settings.local_site_dir})")
         else:
             runtimes = stack.enter_context(open_runtimes(pipelines))
             sessions, sender = next(iter(runtimes.values())).sessions, None
+            for target in {id(r.target): r.target for r in runtimes.values()}.values():
+                if isinstance(target, LocalTarget) and target.serving:
+                    announce(f"factline daemon: local site at {target.base_url} ({target.site_dir})")
         with sessions.begin() as s:
             if stale := interrupt_stale_runs(s):
                 logger.warning("daemon.interrupted_stale_runs", run_ids=stale)
