@@ -202,17 +202,14 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
                                 reconcile_seconds=settings.celery_reconcile_seconds,
                                 heartbeat_seconds=settings.run_heartbeat_seconds)
             runtimes = None
+            sites = []
             if any(p.publish_target == "local" for p in pipelines):  # the workers publish, the daemon serves
-                site = stack.enter_context(LocalTarget(settings.local_site_dir, settings.local_site_host,
-                                                       settings.local_site_port))
-                if site.serving:
-                    announce(f"factline daemon: local site at {site.base_url} ({settings.local_site_dir})")
+                sites = [stack.enter_context(LocalTarget(settings.local_site_dir, settings.local_site_host,
+                                                         settings.local_site_port))]
         else:
             runtimes = stack.enter_context(open_runtimes(pipelines))
             sessions, sender = next(iter(runtimes.values())).sessions, None
-            for target in {id(r.target): r.target for r in runtimes.values()}.values():
-                if isinstance(target, LocalTarget) and target.serving:
-                    announce(f"factline daemon: local site at {target.base_url} ({target.site_dir})")
+            sites = [r.target for r in runtimes.values() if isinstance(r.target, LocalTarget)]
         with sessions.begin() as s:
             if stale := interrupt_stale_runs(s):
                 logger.warning("daemon.interrupted_stale_runs", run_ids=stale)
@@ -228,6 +225,9 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
         daemon = Daemon(pipelines, sessions, metrics, stop, runtimes, sender, alerts)
         server = stack.enter_context(MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy))
         announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
+        for site in {id(site): site for site in sites}.values():
+            if site.serving:
+                announce(f"factline daemon: local site at {site.base_url} ({site.site_dir})")
         if settings.web_port:
             dashboard = stack.enter_context(WebServer(build_app(settings, sessions), settings.web_host,
                                                       settings.web_port))

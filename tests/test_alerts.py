@@ -78,4 +78,4 @@ def test_a_day_with_a_publication_online_does_not_alert() -> None:
     """One verified publication is enough."""
     online = DayPublication(4, "http://127.0.0.1/y", datetime(2026, 1, 31, 6, tzinfo=timezone.utc), "page holds 100% of the article",
                             "CT-20260131-001")
-    assert no_publication_alert(day(online, replace(online, verified=False))) is None
+    assert no_publication_alert(day(online, replace(online, verified_at=None))) is None

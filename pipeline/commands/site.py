@@ -17,7 +17,8 @@ exit 0."""
 
 
 def register(sub: Any) -> None:
-    site = add_command(sub, "site", help="the local target's site: serve it")
+    site = add_command(sub, "site", help="the local target's site: serve it", notes=NOTES,
+                       settings=("LOCAL_SITE_*",), examples=["factline site serve"])
     actions = site.add_subparsers(dest="site_command", required=True, metavar="ACTION")
     add_command(actions, "serve", help="serve LOCAL_SITE_DIR until SIGTERM/SIGINT", handler=cmd_serve,
                 settings=("LOCAL_SITE_*",), notes=NOTES,
