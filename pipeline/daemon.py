@@ -225,13 +225,13 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
         daemon = Daemon(pipelines, sessions, metrics, stop, runtimes, sender, alerts)
         server = stack.enter_context(MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy))
         announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
-        for site in {id(site): site for site in sites}.values():
-            if site.serving:
-                announce(f"factline daemon: local site at {site.base_url} ({site.site_dir})")
         if settings.web_port:
             dashboard = stack.enter_context(WebServer(build_app(settings, sessions), settings.web_host,
                                                       settings.web_port))
             announce(f"factline daemon: dashboard at {dashboard.url}/")
+        for site in {id(site): site for site in sites}.values():
+            if site.serving:
+                announce(f"factline daemon: local site at {site.base_url} ({site.site_dir})")
         scheduler = _scheduler(settings, len(pipelines))
         for p in pipelines:
             tick, report = triggers[p.pipeline]
