@@ -89,8 +89,7 @@ def check_article(http: httpx.Client, url: str, title: str, body_html: str, limi
     status, page, what = _fetch(http, url, limits)
     if page is None:
         return ContentCheck(url, status, None, False, what)
-    article = words(title) + words(visible_text(body_html))
-    found = coverage(article, words(visible_text(page)))
+    found = coverage(words(visible_text(page)), words(title), words(visible_text(body_html)))
     verified = found.ratio >= limits.coverage_min
     reason = f"page holds {found.percent} of the article ({found.found_words} of {found.article_words} words)"
     if found.first_missing:

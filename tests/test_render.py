@@ -70,6 +70,10 @@ def test_coverage_counts_words_in_order_and_splits_cjk() -> None:
     """Coverage is of the article's words in order; CJK text counts per character; punctuation does not count."""
     article = words("热泵不是制造热量 -- it's \"moving\" heat")
     assert article[:4] == ["热", "泵", "不", "是"] and article[-3:] == ["s", "moving", "heat"]
-    assert coverage(article, words("menu 热泵不是制造热量 – it’s “moving” heat footer")).ratio == 1.0
-    half = coverage(words("one two three four"), words("one two"))
-    assert (half.ratio, half.percent, half.first_missing) == (0.5, "50%", "three four")
+    assert coverage(words("menu 热泵不是制造热量 – it’s “moving” heat footer"), article).ratio == 1.0
+    half = coverage(words("menu one two three four footer"), words("one two three four five six seven eight"))
+    assert (half.ratio, half.percent, half.first_missing) == (0.5, "50%", "five six seven eight")
+    changed = coverage(words("a b c d e X g h i j"), words("a b c d e f g h i j"))
+    titled = coverage(words("Short title 2026-11-30 byline a b c d"), words("Short title"), words("a b c d"))
+    assert titled.ratio == 1.0
+    assert (changed.found_words, changed.first_missing) == (9, "f g h i j")
