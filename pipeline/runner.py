@@ -42,11 +42,13 @@ from pipeline.outcome import (
     EventKind,
     Finding,
     FindingKind,
+    Interrupted,
     NudgeKind,
     PipelineError,
     RunStatus,
     StopRun,
     Verdict,
+    one_line,
 )
 from pipeline.runtime import Runtime
 from pipeline.turns import Turn
@@ -184,56 +186,92 @@ def run_once(
     and the idempotency keys replay what it already did. ``dry_run`` previews instead of publishing.
     """
     started = time.monotonic()
-    endpoint = runtime.endpoint
     if run_id is None:
         run_id = _open_run(runtime, trigger, scheduled_for, dry_run)
     with logger.contextualize(run_id=run_id, pipeline=runtime.settings.pipeline):
-        logger.info("run.started", trigger=trigger, model=endpoint.model, mode=endpoint.mode)
-        journal = RunJournal(runtime.sessions, run_id)
-        usage = RunUsage(RunBudget.from_settings(runtime.settings))
-        usage.tokens = journal.tokens_used()
-
-        def on_tokens(n: int) -> None:
-            usage.tokens += n
-            journal.tokens(usage.tokens)
-
-        def on_llm_retry(attempt: int, wait: float, exc: Exception) -> None:
-            logger.warning("llm.retry", attempt=attempt, wait=round(wait, 3), detail=str(exc))
-            journal.event(EventKind.llm_retry, attempt=attempt, wait=round(wait, 3), detail=str(exc))
-
-        llm = make_chat_model(runtime.openai_client, endpoint, runtime.settings, sleep=sleep, on_retry=on_llm_retry,
-                              on_tokens=on_tokens)
-        store = LedgerStore(runtime.sessions, run_id, runtime.settings.pipeline)
-        ctx = CapabilityContext(run_id=run_id, settings=runtime.settings, store=store,
-                                http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
+        logger.info("run.started", trigger=trigger, model=runtime.endpoint.model, mode=runtime.endpoint.mode)
+        journal = RunJournal(runtime.sessions, run_id, runtime.redact)
+        runtime.deadline.start(runtime.settings.run_max_seconds)  # enforced in flight by every HTTP client
         catalog = {name: CATALOG[name] for name in PREVIEW_STEPS} if dry_run else CATALOG
-        gateway = Gateway(catalog, ctx, journal, usage, runtime.policy, sleep=sleep)
-        loop = AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event(), catalog)
-        stop_verdict, stop_reason, error = _run_loop(loop, journal)
         preview = None
-        with runtime.sessions() as s:
-            verdict = judge(s, run_id, stop_verdict)
-            if verdict == Verdict.unverified and error is None:
-                error = unverified_reason(s, run_id)
-            version_id = humanized_version(s, run_id) if verdict == Verdict.previewed else None
-        if version_id is not None:
-            preview = _render_preview(ctx, version_id)
-            logger.info("run.previewed", path=str(preview))
-        status = RunStatus.interrupted if verdict == Verdict.interrupted else RunStatus.finished
-        journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
+        try:  # every way out closes the run row: a stop rule, a crash, a signal
+            loop = _agent_loop(runtime, journal, topic, cancel, sleep, catalog)
+            stop_verdict, stop_reason, error = _run_loop(loop, journal)
+            if dry_run and stop_verdict is None:
+                preview = _render_preview(runtime, journal.run_id)
+        except (Interrupted, KeyboardInterrupt) as exc:
+            name = exc.signal.name if isinstance(exc, Interrupted) else "SIGINT"
+            detail = f"{name} arrived during a step; stopped there"
+            journal.event(EventKind.stop, verdict=Verdict.interrupted, reason="signal", detail=detail)
+            _close(runtime, journal, Verdict.interrupted, "signal", detail)
+            logger.warning("run.interrupted", signal=name)
+            raise
+        except Exception as exc:
+            stop_verdict, stop_reason, error = Verdict.error, "crash", one_line(exc)
+            logger.error("run.crashed", error=runtime.redact(error))
+            logger.opt(exception=exc).debug("run.crashed.traceback")
+            journal.event(EventKind.stop, verdict=Verdict.error, reason="crash", detail=error)
+        finally:
+            runtime.deadline.clear()
+        verdict, error = _close(runtime, journal, stop_verdict, stop_reason, error)
         seconds = time.monotonic() - started
         logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
-        return RunResult(run_id, verdict, seconds, stop_reason, error, preview)
+        return RunResult(run_id, verdict, seconds, stop_reason, runtime.redact(error) if error else None,
+                         preview if verdict == Verdict.previewed else None)
 
 
-def _render_preview(ctx: CapabilityContext, version_id: int) -> Path:
-    """The page a humanized version would be, in PREVIEW_DIR (the local site's layout, whatever the target)."""
-    version = ctx.store.draft_version(version_id)
-    assert version is not None  # humanized_version read it from the ledger
-    topic = ctx.store.topic(version.topic_id)
-    article = Article(version.title, version.body, f"preview:run-{ctx.run_id}", topic.title if topic else "",
-                      ctx.settings.language)
-    return write_preview(ctx.settings.preview_dir, f"run-{ctx.run_id}", article, render_markdown(version.body))
+def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel: threading.Event | None,
+                sleep: Callable[[float], None], catalog: Mapping[str, Capability[Any, Any]]) -> AgentLoop:
+    """The run's loop with its model, gateway and budget, wired to the journal; ``catalog`` the tools it offers."""
+    usage = RunUsage(RunBudget.from_settings(runtime.settings))
+    usage.tokens = journal.tokens_used()
+
+    def on_tokens(n: int) -> None:
+        usage.tokens += n
+        journal.tokens(usage.tokens)
+
+    def on_llm_retry(attempt: int, wait: float, exc: Exception) -> None:
+        logger.warning("llm.retry", attempt=attempt, wait=round(wait, 3), detail=str(exc))
+        journal.event(EventKind.llm_retry, attempt=attempt, wait=round(wait, 3), detail=str(exc))
+
+    llm = make_chat_model(runtime.openai_client, runtime.endpoint, runtime.settings, sleep=sleep,
+                          on_retry=on_llm_retry, on_tokens=on_tokens, deadline=runtime.deadline)
+    store = LedgerStore(runtime.sessions, journal.run_id, runtime.settings.pipeline)
+    ctx = CapabilityContext(run_id=journal.run_id, settings=runtime.settings, store=store,
+                            http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
+    gateway = Gateway(dict(catalog), ctx, journal, usage, runtime.policy, sleep=sleep)
+    return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event(), catalog)
+
+
+def _close(runtime: Runtime, journal: RunJournal, stop_verdict: Verdict | None, stop_reason: str | None,
+           error: str | None) -> tuple[Verdict, str | None]:
+    """Judge the run from the ledger and close its row (status, verdict, reason, error): the one place.
+
+    An unverified run's error is what the checks of its pages found ("page holds 61% of the article")."""
+    with runtime.sessions() as s:
+        verdict = judge(s, journal.run_id, stop_verdict)
+        if verdict == Verdict.unverified and error is None:
+            error = unverified_reason(s, journal.run_id)
+    status = RunStatus.interrupted if verdict == Verdict.interrupted else RunStatus.finished
+    journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
+    return verdict, error
+
+
+def _render_preview(runtime: Runtime, run_id: int) -> Path | None:
+    """The page the run's humanized version would be, in PREVIEW_DIR (the local site's layout, whatever the
+    target); None when the run made no humanized version."""
+    with runtime.sessions() as s:
+        version_id = humanized_version(s, run_id)
+    store = LedgerStore(runtime.sessions, run_id, runtime.settings.pipeline)
+    version = store.draft_version(version_id) if version_id is not None else None
+    if version is None:
+        return None
+    topic = store.topic(version.topic_id)
+    article = Article(version.title, version.body, f"preview:run-{run_id}", topic.title if topic else "",
+                      runtime.settings.language)
+    path = write_preview(runtime.settings.preview_dir, f"run-{run_id}", article, render_markdown(version.body))
+    logger.info("run.previewed", path=str(path))
+    return path
 
 
 def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None, dry_run: bool = False) -> int:

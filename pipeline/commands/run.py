@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import textwrap
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from config import Settings
@@ -23,6 +25,7 @@ def _notes() -> str:
     for verdict, code in EXIT_CODES.items():
         codes.setdefault(code, []).append(str(verdict))
     codes[2] = ["a bad setting or usage"]
+    codes[143] = ["interrupted by SIGTERM"]
     exits = textwrap.fill("Exit codes (the run's verdict, judged from the ledger): " + "; ".join(
         f"{code} {', '.join(names)}" for code, names in sorted(codes.items())) + ".", width=104)
     return f"""\
@@ -59,6 +62,7 @@ def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.runner import run_once
     from pipeline.runtime import open_runtime
 
+    interrupt_on_signals()
     with open_runtime(settings) as runtime:
         result = run_once(runtime, topic=args.topic, dry_run=args.dry_run)
         with runtime.sessions() as s:
@@ -78,3 +82,21 @@ def _site_note(site: LocalTarget) -> str:
         return (f"note: {site.base_url} is served by this command only and stops now; "
                 f"`factline site serve` (or the daemon) serves {site.site_dir} for as long as it runs")
     return f"note: {site.base_url} is served by another factline process (site serve or the daemon)"
+
+
+def interrupt_on_signals() -> None:
+    """SIGINT and SIGTERM raise Interrupted in the main thread wherever it waits (a socket read, a sleep), so
+    the run stops at once and its ``finally`` closes the row as interrupted; exit 130 or 143.
+
+    The first signal puts the default handlers back: a second one while the run closes its row and stops
+    the local model ends the process the usual way (the next start marks a row left open as interrupted).
+    """
+    from pipeline.outcome import Interrupted
+
+    def handle(signum: int, _frame: FrameType | None) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Interrupted(signum)
+
+    signal.signal(signal.SIGINT, handle)
+    signal.signal(signal.SIGTERM, handle)
