@@ -10,13 +10,16 @@
         the article - its title and its rendered body, code included - the page holds in order.
         Verified when the answer is 2xx and the coverage is at least CONTENT_COVERAGE_MIN.
 
-The request never goes through a proxy from the environment (HTTP_PROXY, ALL_PROXY...): its own client
-is made with ``trust_env=False``, so what is checked is what the site itself serves. Timeouts and
+The request never goes through a proxy from the environment (HTTP_PROXY, ALL_PROXY...): the run's client is
+used when it does not read the environment (HTTP_TRUST_ENV=false, the default; so the run's deadline
+applies), otherwise a client of its own made with ``trust_env=False``: what is checked is what the site
+itself serves. Timeouts and
 connection errors raise Retryable; every other answer is a ContentCheck saying what was found.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -62,7 +65,8 @@ def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
 def _fetch(http: httpx.Client, url: str, limits: PageLimits) -> tuple[int | None, str | None, str]:
     """(HTTP status, page text or None, what happened) for a GET of ``url`` within the rules above."""
     current = url
-    with httpx.Client(trust_env=False, timeout=http.timeout) as direct:
+    own = httpx.Client(trust_env=False, timeout=http.timeout) if http.trust_env else None
+    with own or contextlib.nullcontext(http) as direct:
         for _ in range(MAX_REDIRECTS + 1):
             if not host_allowed(current, limits.whitelist):
                 return None, None, f"host of {current} is not in PUBLISH_DOMAIN_WHITELIST; not requested"

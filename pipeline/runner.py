@@ -93,6 +93,8 @@ class AgentLoop:
         self.rt, self.journal, self.llm, self.gateway, self.usage, self.cancel = runtime, journal, llm, gateway, usage, cancel
         self.settings = runtime.settings
         self.tools = tool_schemas(catalog)
+        self.missing = ("verified registration and report" if "register" in catalog
+                        else f"a {list(catalog)[-1]} result")  # what a continue prompt says is missing
         self.nudges = 0
         self.continues = 0
         self.messages: list[dict[str, Any]] = [
@@ -142,7 +144,7 @@ class AgentLoop:
             return RunAgain(None)
         if self.continues < self.settings.agent_max_continue_prompts:
             self.continues += 1
-            missing = "verified registration and report"
+            missing = self.missing
             self.journal.nudge(turn_no, NudgeKind.continue_, missing)
             logger.info("run.continue_prompt", count=self.continues)
             return RunAgain(CONTINUE_NUDGE.format(missing=missing))

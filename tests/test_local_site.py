@@ -96,3 +96,17 @@ def test_site_serve_on_a_taken_port_says_so_and_exits_2(tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, "-m", "pipeline.cli", "site", "serve"], env=env, cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "LOCAL_SITE_PORT" in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_run_dry_run_prints_the_preview_path_and_exits_0(settings: Settings, model: ScriptedModel,
+                                                         tmp_path: Path) -> None:
+    """`factline run --dry-run`: the report says previewed (exit 0), the last line is the page's path."""
+    env = user_env(DATABASE_URL=settings.database_url, OPENAI_BASE_URL=model.base_url, FACTLINE_MODEL="scripted",
+                   LOCAL_SITE_DIR=str(tmp_path / "site"), LOCAL_SITE_PORT="0", PREVIEW_DIR=str(tmp_path / "preview"))
+    done = subprocess.run([*FACTLINE, "run", "--dry-run"], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert "previewed (exit 0)" in done.stdout and "publish" not in done.stdout.replace("published", "")
+    path = Path(done.stdout.strip().splitlines()[-1].removeprefix("preview: "))
+    assert path.parent == tmp_path / "preview" and "<article>" in path.read_text(encoding="utf-8")
+    assert not (tmp_path / "site").exists() or not list((tmp_path / "site").glob("a-*.html"))
