@@ -249,7 +249,7 @@ class Fleet:
                        "'success' ORDER BY id LIMIT 20")
         engine.dispose()
         gaps = self._gaps(ticks, self.window_end)
-        pages = {p.stem for p in self.site.glob("*.html")}
+        pages = {p.stem for p in self.site.glob("a-*.html")}
         rows = {external_id for external_id, _, _ in pubs}
         all_ticks = sorted(_utc(t) for _, t in ticks)
         return Audit(pipelines=len(self.names), ticks=len(ticks), gaps=gaps, verdicts=verdicts, unclosed=unclosed,

@@ -198,7 +198,7 @@ def test_two_pipelines_publish_the_same_title_once_each(config_file, model: Scri
             assert [k.split(":")[1] for k in keys] == ["blog-zh", "news"]
             assert sorted(s.scalars(select(Run.pipeline))) == ["blog-zh", "news", "news"]
             versions = dict(s.execute(select(Run.pipeline, Run.prompt_version)).all())
-    assert len(list((tmp_path / "site").glob("*.html"))) == 2
+    assert len(list((tmp_path / "site").glob("a-*.html"))) == 2
     zh_prompts = [r for r in model.requests if "Simplified Chinese" in json.dumps(r, ensure_ascii=False)]
     assert zh_prompts, "the zh pipeline asks for articles in Chinese"
     agent_prompts = {r["messages"][0]["content"] for r in model.requests if r.get("tools")}
