@@ -26,6 +26,7 @@ from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
 from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger.journal import RunJournal
+from pipeline.ledger.outbox import settle_outbox
 from pipeline.ledger.queries import is_success, judge
 from pipeline.ledger.store import LedgerStore
 from pipeline.model import ChatModel, LLMUnavailable, make_chat_model
@@ -175,6 +176,7 @@ def run_once(
         run_id = _open_run(runtime, trigger, scheduled_for)
     with logger.contextualize(run_id=run_id, pipeline=runtime.settings.pipeline):
         logger.info("run.started", trigger=trigger, model=endpoint.model, mode=endpoint.mode)
+        settle_outbox(runtime.sessions, runtime.target, runtime.settings.pipeline)
         journal = RunJournal(runtime.sessions, run_id)
         usage = RunUsage(RunBudget.from_settings(runtime.settings))
         usage.tokens = journal.tokens_used()

@@ -110,9 +110,10 @@ def _register_many(db_url: str, pipeline: str, count: int) -> None:
         version_id = s.scalar(text("SELECT max(id) FROM draft_versions WHERE draft_id = :d"), {"d": draft_id})
     store = LedgerStore(sessions, run_id, pipeline)
     for i in range(count):
-        publication = store.add_publication(topic_id=topic_id, draft_version_id=version_id, target="local",
-                                            external_id=f"{pipeline}-{i}", url=f"http://127.0.0.1/{pipeline}/{i}",
-                                            key=f"publish:{pipeline}:{i}")
+        store.intend_publication(topic_id=topic_id, draft_version_id=version_id, target="local",
+                                 key=f"publish:{pipeline}:{i}", digest="0" * 64)
+        publication = store.complete_publication(key=f"publish:{pipeline}:{i}", external_id=f"{pipeline}-{i}",
+                                                 url=f"http://127.0.0.1/{pipeline}/{i}")
         store.add_registration(publication.id)
 
 
