@@ -4,7 +4,7 @@ A ``Swarm`` is one trial's world: a ledger (SQLite or PostgreSQL), a topics file
 (a tag makes them unique, so the WordPress posts of one trial are told apart from every other's), the
 scripted model of this process, and a target: the local one (its folder served by this process on a
 fixed port, so a page stays reachable after the process that wrote it is killed) or the test WordPress.
-``run(n)`` starts n processes together; ``kill_at`` SIGKILLs some of them at given moments. ``audit``
+``run(n)`` starts n processes together and may SIGKILL some of them at random moments of their runs. ``audit``
 compares the ledger with the target: duplicate items, items without a publications row, rows without
 an item, runs left `running`, pending intents, and tracebacks in what the processes printed.
 Used by tests/test_concurrency.py and scripts/chaos.py.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import os
+import random
 import re
 import signal
 import subprocess
@@ -22,12 +23,15 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
+from sqlalchemy.exc import DBAPIError
 
 from testkit.wordpress import WordPress
 
@@ -46,6 +50,8 @@ class Exit:
     code: int
     killed: bool
     output: str
+    seconds: float
+    pid: int
 
 
 @dataclass
@@ -120,39 +126,66 @@ class Swarm:
         return subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run"], cwd=self.workdir, env=self.env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
 
-    def run(self, n: int, kill_at: list[float] = (), timeout: float = 300) -> list[Exit]:  # type: ignore[assignment]
-        """Start ``n`` processes together; at each of ``kill_at`` (seconds) SIGKILL a random one still running."""
-        import random
-
+    def run(self, n: int, kills: int = 0, within: float = 0.0, timeout: float = 300) -> list[Exit]:
+        """Start ``n`` processes together; SIGKILL ``kills`` of them, each at a random moment within ``within``
+        seconds after its run row appeared (so kills fall inside runs, not during Python's start-up)."""
+        started = time.monotonic()
         procs = [self.start() for _ in range(n)]
-        outputs: dict[int, bytes] = {}
-        readers = [threading.Thread(target=lambda p=p: outputs.__setitem__(p.pid, p.stdout.read()), daemon=True)
-                   for p in procs]
+        outputs: dict[int, tuple[bytes, float]] = {}
+
+        def read(p: subprocess.Popen[bytes]) -> None:
+            assert p.stdout is not None
+            output = p.stdout.read()  # until the process (and all it started) closed it: its end
+            outputs[p.pid] = (output, time.monotonic() - started)
+
+        readers = [threading.Thread(target=read, args=(p,), daemon=True) for p in procs]
         for reader in readers:
             reader.start()
-        killed: set[int] = set()
-        started = time.monotonic()
-        for moment in sorted(kill_at):
-            time.sleep(max(0.0, moment - (time.monotonic() - started)))
-            alive = [p for p in procs if p.poll() is None]
-            if alive:
-                victim = random.choice(alive)
-                os.killpg(victim.pid, signal.SIGKILL)  # the run and anything it started
-                killed.add(victim.pid)
-        exits = []
+        killed = self._kill(random.sample(procs, min(kills, n)), within, started + timeout) if kills else set()
         for p in procs:
             try:
-                code = p.wait(max(1.0, timeout - (time.monotonic() - started)))
+                p.wait(max(1.0, timeout - (time.monotonic() - started)))
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
-                code = p.wait()
+                p.wait()
                 killed.add(p.pid)
         for reader in readers:
             reader.join(10)
+        exits = []
         for p in procs:
-            exits.append(Exit(p.returncode, p.pid in killed, outputs.get(p.pid, b"").decode("utf-8", "replace")))
+            output, seconds = outputs.get(p.pid, (b"", time.monotonic() - started))
+            exits.append(Exit(p.returncode, p.pid in killed, output.decode("utf-8", "replace"), seconds, p.pid))
         self.exits.extend(exits)
         return exits
+
+    def _kill(self, victims: list[subprocess.Popen[bytes]], within: float, deadline: float) -> set[int]:
+        delay = {p.pid: random.uniform(0.0, within) for p in victims}
+        alive = {p.pid: p for p in victims}
+        opened: dict[int, float] = {}
+        killed: set[int] = set()
+        engine = create_engine(self.db_url)
+        try:
+            while alive and time.monotonic() < deadline:
+                waiting = [pid for pid in alive if pid not in opened]
+                if waiting:
+                    try:
+                        with engine.connect() as conn:
+                            rows = conn.execute(text("SELECT pid FROM runs WHERE pid IN (%s)" % ",".join(
+                                str(pid) for pid in waiting))).scalars().all()
+                    except DBAPIError:  # the ledger is not migrated yet
+                        rows = []
+                    opened.update({pid: time.monotonic() for pid in rows})
+                for pid, p in list(alive.items()):
+                    if p.poll() is not None:
+                        del alive[pid]
+                    elif pid in opened and time.monotonic() >= opened[pid] + delay[pid]:
+                        os.killpg(pid, signal.SIGKILL)  # the run and anything it started
+                        killed.add(pid)
+                        del alive[pid]
+                time.sleep(0.05)
+        finally:
+            engine.dispose()
+        return killed
 
     # judging ------------------------------------------------------------------------------------
     def items(self) -> dict[str, str]:
@@ -174,6 +207,25 @@ class Swarm:
                 if page >= int(r.headers.get("x-wp-totalpages", "1")):
                     break
         return posts
+
+    def run_seconds(self) -> list[float]:
+        """How long each finished run took, from its row's start to its end."""
+        engine = create_engine(self.db_url)
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT started_at, finished_at FROM runs WHERE finished_at IS NOT NULL")).all()
+        engine.dispose()
+        return [(_utc(end) - _utc(start)).total_seconds() for start, end in rows]
+
+    def stages(self) -> Counter[str]:
+        """Where each killed process was: the last tool call its run recorded, or that it had no run row yet."""
+        killed = [e.pid for e in self.exits if e.killed]
+        engine = create_engine(self.db_url)
+        with engine.connect() as conn:
+            last = dict(conn.execute(text(
+                "SELECT r.pid, coalesce((SELECT c.name || ' ' || c.outcome FROM tool_calls c WHERE c.run_id = r.id "
+                "ORDER BY c.seq DESC LIMIT 1), 'run opened') FROM runs r")).all())
+        engine.dispose()
+        return Counter(last.get(pid, "before its run row") for pid in killed)
 
     def audit(self) -> Audit:
         engine = create_engine(self.db_url)
@@ -197,6 +249,12 @@ class Swarm:
                      duplicate_rows=duplicate_rows, items_without_row=len(set(items) - row_ids),
                      rows_without_item=len(row_ids - set(items)), runs_sharing_a_topic=sharing,
                      tracebacks=tracebacks)
+
+
+def _utc(when: datetime | str) -> datetime:
+    if isinstance(when, str):
+        when = datetime.fromisoformat(when)
+    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when
 
 
 def _article_title(title: str) -> str:
