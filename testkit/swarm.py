@@ -192,7 +192,7 @@ class Swarm:
         """What the target holds for this trial: external id -> title."""
         if self.wp is None:
             found = {}
-            for page in self.site.glob("*.html"):
+            for page in self.site.glob("a-*.html"):  # article pages (capabilities.targets.local: "a-" + key digest)
                 title = re.search(r"<title>(.*?)</title>", page.read_text(encoding="utf-8"))
                 found[page.stem] = html.unescape(title.group(1)) if title else ""
             return found

@@ -133,3 +133,19 @@ def test_concurrent_processes_never_share_a_number(pg_url: str) -> None:
         assert s.scalar(select(func.count(func.distinct(Registration.pipeline)))) == 4
     sequence = sorted(int(n.rsplit("-", 1)[1]) for n in numbers)
     assert sequence == list(range(1, 601))
+
+
+def test_claim_inserts_a_hundred_thousand_new_topics_and_takes_the_first(db_url: str) -> None:
+    """100,000 topics not yet in the ledger: inserted in batches (no bind-parameter limit), the first one claimed."""
+    sessions = open_ledger(db_url)
+    with sessions.begin() as s:
+        run_id = journal.open_run(s, trigger="manual")
+    titles = [f"Topic {i:06d}" for i in range(100_000)]
+    topic = LedgerStore(sessions, run_id).claim_topic(titles, None)
+    assert topic is not None and topic.title == "Topic 000000"
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(Topic)) == 100_000
+    with sessions.begin() as s:
+        second = journal.open_run(s, trigger="manual")
+    assert LedgerStore(sessions, second).claim_topic(titles, None).title == "Topic 000001"  # type: ignore[union-attr]
+    sessions.kw["bind"].dispose()
