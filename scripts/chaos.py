@@ -165,7 +165,10 @@ def write_doc(table: str, command: str) -> None:
         "rows: a duplicate is a second item or row for one topic; runs left `running` and tracebacks are "
         "counted in every process's output. A killed run is `interrupted` (closed at the next start); a pending "
         "intent left at the end is a publication whose run died before it reached the target (nothing there, "
-        "and the topic's next run publishes it).\n\n"
+        "and the topic's next run publishes it). The window between a target's answer and its row is a few "
+        "milliseconds, so random kills seldom land in it (a kill after `humanize ok` may fall in the publish "
+        "call); that case is forced in tests/test_concurrency.py (`test_a_run_killed_between_the_post_and_its_"
+        "row_is_settled_by_lookup`).\n\n"
         f"{table}\n"
     )
     start = text.find(SECTION)
