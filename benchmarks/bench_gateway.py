@@ -29,6 +29,7 @@ from benchmarks.common import Stats, production_logs_to_devnull, progress, repea
 from benchmarks.noop import noop_catalog
 from capabilities.base import CapabilityContext
 from config import load_settings
+from config.secrets import Redactor
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import Evidence, inspect
@@ -55,7 +56,7 @@ class Unit:
         engine.dispose()
         with self.sessions.begin() as s:
             run_id = open_run(s, trigger="manual")
-        self.journal = RunJournal(self.sessions, run_id)
+        self.journal = RunJournal(self.sessions, run_id, Redactor.of(settings))
         ctx = CapabilityContext(run_id=run_id, settings=settings, store=SimpleNamespace(run_id=run_id),  # type: ignore[arg-type]
                                 http=None, text_model=None, target=None)  # type: ignore[arg-type]
         self.catalog = noop_catalog()

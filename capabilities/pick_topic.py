@@ -1,19 +1,62 @@
-"""pick_topic: the next topic not published before, from the topics source (a file, or an RSS/Atom feed URL)."""
+"""pick_topic: the next topic not published before, from the topics source (a file, or an RSS/Atom feed URL).
+
+A title the ledger cannot hold is skipped with a warning that names it (the file's line number, or the
+feed entry's position) and the rest are used: bytes that are not UTF-8, a NUL character (PostgreSQL's
+text refuses it), more than MAX_TITLE_CHARS characters (the ``topics.title`` column). The file is read
+line by line as bytes, so one bad line, or a 1 MB one, costs that line only.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import httpx
+from loguru import logger
 
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult
 from capabilities.errors import ToolFailed
 from capabilities.feeds import FeedLimits, entry_titles, fetch_feed
 from config import Settings
 
+MAX_TITLE_CHARS = 500  # topics.title is VARCHAR(500) (pipeline.ledger.models.Topic)
+
 
 class PickTopicArgs(StrictArgs):
     pass
+
+
+def title_problem(title: str) -> str | None:
+    """Why the ledger cannot hold ``title`` as a topic, or None."""
+    if "\x00" in title:
+        return "holds a NUL character"
+    if len(title) > MAX_TITLE_CHARS:
+        return f"is {len(title)} characters long, more than {MAX_TITLE_CHARS}"
+    return None
+
+
+def _usable(titles: Iterable[tuple[str, str]]) -> list[str]:
+    """The titles the ledger can hold, in order; a warning naming each one skipped (``where``, why)."""
+    kept = []
+    for where, title in titles:
+        if problem := title_problem(title):
+            logger.warning("topics.line_skipped", where=where, problem=problem)
+        else:
+            kept.append(title)
+    return kept
+
+
+def _file_titles(path: Path) -> Iterator[tuple[str, str]]:
+    with path.open("rb") as lines:
+        for number, raw in enumerate(lines, 1):
+            try:
+                line = raw.decode("utf-8").strip()
+            except UnicodeDecodeError as exc:
+                logger.warning("topics.line_skipped", where=f"{path}:{number}",
+                               problem=f"not UTF-8 (byte {exc.start + 1})")
+                continue
+            if line and not line.startswith("#"):
+                yield f"{path}:{number}", line
 
 
 def read_topics(settings: Settings, http: httpx.Client) -> list[str]:
@@ -22,12 +65,12 @@ def read_topics(settings: Settings, http: httpx.Client) -> list[str]:
     if source.startswith(("http://", "https://")):
         limits = FeedLimits(settings.topics_feed_max_bytes, settings.topics_feed_deadline_seconds,
                             settings.topics_feed_max_items)
-        return entry_titles(fetch_feed(http, source, limits, settings.publish_domain_whitelist), limits.max_items)
+        titles = entry_titles(fetch_feed(http, source, limits, settings.publish_domain_whitelist), limits.max_items)
+        return _usable((f"{source} entry {i}", title) for i, title in enumerate(titles, 1))
     path = Path(source)
     if not path.is_file():
         raise ToolFailed(f"TOPICS_SOURCE {source} is not a file")
-    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
-    return [line for line in lines if line and not line.startswith("#")]
+    return _usable(_file_titles(path))
 
 
 class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):

@@ -9,12 +9,16 @@ function in ``CROSS_CHECKS`` that returns its problem lines.
 
 from __future__ import annotations
 
+import ipaddress
+import os
+import re
 from collections.abc import Callable
 from datetime import timezone
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
+from sqlalchemy.engine import make_url
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from config.cron import parse_cron, parse_time_zone
@@ -24,6 +28,21 @@ CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_TOPICS = CONFIG_DIR / "topics.txt"
 
 CommaList = Annotated[list[str], NoDecode]
+HOUR, DAY = 3600, 86_400
+BARE_HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
+
+
+def _ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def seconds(default: float, most: float) -> Any:
+    """A duration setting: finite, above 0 and at most ``most`` (inf, nan and 1e300 are refused at start)."""
+    return Field(default, gt=0, le=most, allow_inf_nan=False)
 ENV_NAMES = {"language": "FACTLINE_LANGUAGE"}  # LANGUAGE is gettext's variable, set on most Linux logins
 
 
@@ -51,7 +70,7 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr = SecretStr("not-needed")
     factline_model: str = "qwen2.5-coder-0.5b-instruct"
     tool_call_mode: Literal["auto", "native", "constrained"] = "auto"
-    llm_timeout_seconds: float = Field(120.0, gt=0)
+    llm_timeout_seconds: float = seconds(120.0, HOUR)  # the longest silence between two pieces of an answer
     llm_max_tokens_turn: int = Field(512, ge=16)  # one agent turn (a tool call or a short answer)
     llm_max_tokens_text: int = Field(1024, ge=64)  # one draft or rewrite
     llm_temperature: float = Field(0.0, ge=0, le=2)
@@ -70,20 +89,21 @@ class Settings(BaseSettings):
     run_max_turns: int = Field(30, ge=1)
     run_max_tool_calls: int = Field(12, ge=1)
     run_max_tokens: int = Field(60_000, ge=1)
-    run_max_seconds: float = Field(900.0, gt=0)
+    run_max_seconds: float = seconds(900.0, DAY)  # a wall-clock deadline, enforced in flight (pipeline.deadline)
     run_max_unknown_tools: int = Field(3, ge=1)
     run_loop_window: int = Field(6, ge=4)
 
     # retries of capabilities and of the LLM endpoint
     retry_max_attempts: int = Field(3, ge=1, le=10)
-    retry_base_delay: float = Field(0.5, ge=0)
-    retry_max_wait: float = Field(30.0, ge=0)
-    http_timeout_seconds: float = Field(10.0, gt=0)
+    retry_base_delay: float = Field(0.5, ge=0, le=HOUR, allow_inf_nan=False)
+    retry_max_wait: float = Field(30.0, ge=0, le=HOUR, allow_inf_nan=False)
+    http_timeout_seconds: float = seconds(10.0, HOUR)
+    http_trust_env: bool = False  # read HTTP(S)_PROXY and .netrc (pipeline.http); off: the whitelist says where requests go
 
     # content: TOPICS_SOURCE is a text file (one topic a line) or an RSS/Atom URL read within these limits
     topics_source: str = str(DEFAULT_TOPICS)
     topics_feed_max_bytes: int = Field(5_000_000, ge=1024)
-    topics_feed_deadline_seconds: float = Field(30.0, gt=0)
+    topics_feed_deadline_seconds: float = seconds(30.0, HOUR)
     topics_feed_max_items: int = Field(200, ge=1)
 
     # publishing
@@ -106,7 +126,7 @@ class Settings(BaseSettings):
     schedule_misfire_grace_seconds: int = Field(300, ge=1)
     report_cron: str = "55 23 * * *"
     alert_webhook_url: str | None = None
-    alert_deadline_seconds: float = Field(10.0, gt=0)  # one POST, all of it (pipeline.webhook)
+    alert_deadline_seconds: float = seconds(10.0, HOUR)  # one POST, all of it (pipeline.webhook)
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(9464, ge=0, le=65535)  # 0: pick a free port (the daemon prints it)
 
@@ -136,6 +156,16 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [h.strip().lower() for h in value.split(",") if h.strip()]
         return value
+
+    @field_validator("publish_domain_whitelist")
+    @classmethod
+    def _bare_hosts(cls, hosts: list[str]) -> list[str]:
+        if not hosts:
+            raise ValueError("must name at least one host (comma-separated)")
+        bad = [h for h in hosts if not BARE_HOST.match(h) and not _ip_literal(h)]
+        if bad:
+            raise ValueError(f"entries must be bare host names, without scheme, port or path (not {', '.join(bad)})")
+        return hosts
 
     @field_validator("web_token")
     @classmethod
@@ -170,6 +200,9 @@ class Settings(BaseSettings):
     def _known_database(cls, value: str) -> str:
         if not value.startswith(("sqlite://", "postgresql://", "postgresql+psycopg://")):
             raise ValueError("must start with sqlite:// or postgresql+psycopg://")
+        if value.startswith("sqlite") and make_url(value).database in (None, "", ":memory:"):
+            raise ValueError("names an in-memory SQLite database, which is lost when the process ends; "
+                             "name a file: sqlite:///var/factline.db")
         if value.startswith("postgresql://"):
             return "postgresql+psycopg://" + value.removeprefix("postgresql://")
         return value
@@ -234,7 +267,16 @@ def _wordpress_credentials(settings: Settings) -> list[str]:
     return _missing_wordpress(settings) if settings.publish_target == "wordpress" else []
 
 
-CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials,)
+def _topics_readable(settings: Settings) -> list[str]:
+    source = settings.topics_source
+    if source.startswith(("http://", "https://")):
+        return []
+    if not os.path.isfile(source) or not os.access(source, os.R_OK):
+        return [f"invalid setting TOPICS_SOURCE: {source} is not a readable file (nor an http(s) feed URL)"]
+    return []
+
+
+CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable)
 
 
 def _problem(error: Any, where: str) -> str:

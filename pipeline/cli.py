@@ -51,7 +51,7 @@ def _exit_codes() -> str:
     from pipeline.outcome import EXIT_CODES
 
     codes: dict[int, list[str]] = {2: ["a bad setting or usage, a ledger that is not there, no such run"],
-                                   130: ["interrupted by Ctrl-C"]}
+                                   143: ["interrupted by SIGTERM"]}
     for verdict, code in EXIT_CODES.items():
         codes.setdefault(code, []).append(str(verdict))
     lines = [f"  {code:>3}  {', '.join(names)}" for code, names in sorted(codes.items())]
@@ -97,21 +97,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         for line in exc.problems:
             print(f"factline: {line}", file=sys.stderr)
         return 2
+    from config.secrets import Redactor
     from pipeline import logs
 
-    logs.configure(settings)
+    logs.configure(settings, redact=Redactor.of(*(p.settings for p in args.fleet)))
     return run_command(settings, args)
 
 
 def run_command(settings: object, args: argparse.Namespace) -> int:
     """Run the parsed command; every exception that ends a command becomes its exit code here, and only here."""
     from loguru import logger
+    from sqlalchemy.exc import DBAPIError
 
-    from pipeline.ledger.db import LedgerError
+    from config.secrets import Redactor
+    from pipeline.ledger.db import LedgerError, shown_url
     from pipeline.localmodel import LocalModelError
-    from pipeline.outcome import StopRun
+    from pipeline.outcome import Interrupted, StopRun, one_line
 
     handler: Handler = args.handler
+    redact = Redactor.of(settings)  # type: ignore[arg-type]
     try:
         return handler(settings, args)  # type: ignore[arg-type]
     except ConfigError as exc:
@@ -121,18 +125,27 @@ def run_command(settings: object, args: argparse.Namespace) -> int:
     except (CommandError, LedgerError) as exc:
         return _fail(str(exc))
     except StopRun as stop:  # a command outside a run (the probe suite) stopped by the endpoint
-        print(f"factline: {stop.detail}", file=sys.stderr)
+        print(f"factline: {redact(stop.detail)}", file=sys.stderr)
         return stop.verdict.exit_code
     except LocalModelError as exc:
         print(f"factline: local model: {exc}", file=sys.stderr)
         return 1
+    except Interrupted as exc:  # SIGINT or SIGTERM during `factline run`: its row is closed as interrupted
+        print(f"factline: stopped by {exc.signal.name}", file=sys.stderr)
+        return exc.exit_code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # a print that did not go through emit(); the listing was read as far as wanted
         stdout_closed()
         return 0
-    except Exception:
-        logger.exception("factline.crashed")
+    except DBAPIError as exc:  # the ledger's server went away or refused: one line, the password never in it
+        logger.opt(exception=exc).debug("factline.ledger_failed")
+        print(f"factline: the ledger at {shown_url(settings.database_url)} failed: "  # type: ignore[attr-defined]
+              f"{redact(one_line(exc.orig or exc))}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: one line here, the traceback at LOG_LEVEL=DEBUG
+        logger.opt(exception=exc).debug("factline.crashed")
+        print(f"factline: crashed: {redact(one_line(exc))} (LOG_LEVEL=DEBUG shows the traceback)", file=sys.stderr)
         return 1
 
 

@@ -9,7 +9,10 @@
            a replica that loses the claim skips the tick and logs it
     report(pipeline, fire time): log the day's report; alert when nothing was published online that day
     alerts: queued to pipeline.webhook's own thread (one deadline per POST), never sent from a job's thread
-    SIGTERM/SIGINT: no new run starts; an inline run in flight stops before its next step as `interrupted`;
+    SIGTERM/SIGINT: no new run starts; an inline run in flight is cut off where it waits (every HTTP request
+                    of the run ends at its next chunk: pipeline.http) and closed as `interrupted`; jobs get
+                    STOP_GRACE_SECONDS to end, after which the runs still open in this process are closed as
+                    `interrupted` (stop reason `shutdown`) and the process exits 1 without waiting for them;
                     alerts in flight get ALERT_GRACE_SECONDS, then are cancelled
 
 Several replicas may share one PostgreSQL ledger: the unique constraint on the tick is the only
@@ -19,10 +22,11 @@ coordination, so the fire time must be the same everywhere (the trigger's, never
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from types import FrameType
 from typing import Any
@@ -43,8 +47,9 @@ from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.detail import run_detail
-from pipeline.ledger.journal import interrupt_stale_runs
+from pipeline.ledger.journal import interrupt_own_runs, interrupt_stale_runs
 from pipeline.metrics import Metrics, MetricsServer
+from pipeline.outcome import one_line
 from pipeline.report import format_day
 from pipeline.runner import TickAlreadyClaimed, run_once
 from pipeline.runtime import Runtime, open_runtimes
@@ -56,6 +61,7 @@ from pipeline.workers.ticks import FinishedRuns
 
 
 ALERT_GRACE_SECONDS = 2.0
+STOP_GRACE_SECONDS = 15.0
 FIRE_TIME = object()
 """Job argument placeholder that TickExecutor replaces with the job's scheduled fire time."""
 
@@ -98,13 +104,31 @@ class Daemon:
         self.sessions, self.metrics, self.stop = sessions, metrics, stop
         self.runtimes, self.sender, self.alerts = runtimes or {}, sender, alerts or {}
         self.watcher = FinishedRuns()
+        self.in_flight = 0
+        self.idle = threading.Condition()
+
+    @contextmanager
+    def job(self) -> Iterator[None]:
+        """Counts the jobs running now, so that a stop can wait for them (``wait_idle``)."""
+        with self.idle:
+            self.in_flight += 1
+        try:
+            yield
+        finally:
+            with self.idle:
+                self.in_flight -= 1
+                self.idle.notify_all()
+
+    def wait_idle(self, seconds: float) -> bool:
+        with self.idle:
+            return self.idle.wait_for(lambda: self.in_flight == 0, timeout=seconds)
 
     def tick(self, pipeline: str, fire_time: datetime) -> None:
         """Claim this tick in the ledger, then run it here or send it to a worker."""
         scheduled_for = tick_time(fire_time)
         if self.stop.is_set():
             return
-        with logger.contextualize(pipeline=pipeline):
+        with self.job(), logger.contextualize(pipeline=pipeline):
             if self.sender is not None:
                 outcome = "queued" if self.sender.tick(pipeline, scheduled_for) is not None else "claimed_elsewhere"
                 self.metrics.ticks.labels(pipeline, outcome).inc()
@@ -121,8 +145,9 @@ class Daemon:
             self.metrics.ticks.labels(pipeline, "claimed_elsewhere").inc()
             logger.info("tick.skipped", scheduled_for=scheduled_for.isoformat(), reason="claimed by another replica")
             return
-        except Exception:
-            logger.exception("tick.crashed", scheduled_for=scheduled_for.isoformat())
+        except Exception as exc:  # run_once closes its row on a crash; this is the ledger failing as it opens or closes
+            logger.error("tick.crashed", scheduled_for=scheduled_for.isoformat(), error=one_line(exc))
+            logger.opt(exception=exc).debug("tick.crashed.traceback")
             return
         self.metrics.ticks.labels(pipeline, "run").inc()
         self.after_run(result.run_id, result.seconds)
@@ -142,11 +167,13 @@ class Daemon:
         """Celery: re-send lost ticks, then count the runs the workers finished since the last pass."""
         assert self.sender is not None
         try:
-            self.sender.reconcile()
-            with self.sessions() as s:
-                finished = self.watcher.new(s)
-        except Exception:
-            logger.exception("reconcile.failed")
+            with self.job():
+                self.sender.reconcile()
+                with self.sessions() as s:
+                    finished = self.watcher.new(s)
+        except Exception as exc:  # the broker or the ledger is away: the next pass tries again
+            logger.error("reconcile.failed", error=one_line(exc))
+            logger.opt(exception=exc).debug("reconcile.failed.traceback")
             return
         for run_id, seconds in finished:
             self.after_run(run_id, seconds)
@@ -202,7 +229,7 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
                                 heartbeat_seconds=settings.run_heartbeat_seconds)
             runtimes = None
         else:
-            runtimes = stack.enter_context(open_runtimes(pipelines))
+            runtimes = stack.enter_context(open_runtimes(pipelines, stop))
             sessions, sender = next(iter(runtimes.values())).sessions, None
         with sessions.begin() as s:
             if stale := interrupt_stale_runs(s):
@@ -212,7 +239,7 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
         for name, when in published.items():
             metrics.published_at(name, when)
         healthy = threading.Event()
-        alerts = {p.pipeline: WebhookSender(p.alert_webhook_url, p.alert_deadline_seconds)
+        alerts = {p.pipeline: WebhookSender(p.alert_webhook_url, p.alert_deadline_seconds, p.http_trust_env)
                   for p in pipelines if p.alert_webhook_url is not None}
         for sender_ in alerts.values():
             stack.callback(sender_.close, grace=ALERT_GRACE_SECONDS)
@@ -241,9 +268,21 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
         stop.wait()
         healthy.clear()
         logger.info("daemon.stopping")
-        scheduler.shutdown(wait=True)
+        scheduler.shutdown(wait=False)
+        if not daemon.wait_idle(STOP_GRACE_SECONDS):
+            _abandon(sessions)
     logger.info("daemon.stopped")
     return 0
+
+
+def _abandon(sessions: sessionmaker[Session]) -> None:
+    """Jobs still running after STOP_GRACE_SECONDS: close this process's open runs and exit without them."""
+    with sessions.begin() as s:
+        closed = interrupt_own_runs(s, "shutdown", f"the daemon stopped; the run did not end within "
+                                                   f"{STOP_GRACE_SECONDS:g} s")
+    logger.error("daemon.abandoned_runs", run_ids=closed, grace_s=STOP_GRACE_SECONDS)
+    logging.shutdown()
+    os._exit(1)  # the scheduler's threads are not daemon threads: a normal exit would wait for them
 
 
 def _scheduler(settings: Settings, pipelines: int) -> BackgroundScheduler:

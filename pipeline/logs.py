@@ -9,8 +9,9 @@ written in double quotes with JSON escapes, so every event stays one line that `
 parsers read. Color only on a terminal, and never when NO_COLOR is set (https://no-color.org).
 LOG_FORMAT=json writes loguru's serialized records (every field under ``record.extra``).
 
-Where a later change hooks in: ``_sink_options`` is what every sink gets (a place for ``diagnose`` and
-``backtrace``), and ``_fields`` renders each value (a place to redact).
+Secrets: every sink writes through ``Redacting``, which replaces each configured secret (config.secrets)
+in the finished line, text or JSON, message, fields and traceback alike. Tracebacks never carry
+variable values (loguru's ``diagnose``) except at LOG_LEVEL=DEBUG, where a developer asked for them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, TextIO
 from loguru import logger
 
 from config import Settings
+from config.secrets import Redactor
 
 UNBOUND = "-"
 TEXT_FORMAT = ("<green>{time:HH:mm:ss.SSS}</green> <level>{level: <7}</level> <cyan>{message}</cyan>"
@@ -58,17 +60,34 @@ def use_color(stream: TextIO, environ: Mapping[str, str]) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and not environ.get("NO_COLOR")
 
 
+class Redacting:
+    """A stream that writes each finished log line with every secret replaced."""
+
+    def __init__(self, stream: TextIO, redact: Redactor) -> None:
+        self.stream, self.redact = stream, redact
+
+    def write(self, text: str) -> None:
+        self.stream.write(self.redact(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def _sink_options(settings: Settings) -> dict[str, Any]:
-    return {"level": settings.log_level}
+    debug = settings.log_level == "DEBUG"
+    return {"level": settings.log_level, "diagnose": debug, "backtrace": debug}
 
 
-def configure(settings: Settings, stream: TextIO | None = None, environ: Mapping[str, str] | None = None) -> None:
-    """Send every event to ``stream`` (stderr) in LOG_FORMAT at LOG_LEVEL."""
+def configure(settings: Settings, stream: TextIO | None = None, environ: Mapping[str, str] | None = None,
+              redact: Redactor | None = None) -> None:
+    """Send every event to ``stream`` (stderr) in LOG_FORMAT at LOG_LEVEL, the secrets of ``redact``
+    (by default, those of ``settings``) replaced."""
     stream = sys.stderr if stream is None else stream
     environ = os.environ if environ is None else environ
+    sink = Redacting(stream, Redactor.of(settings) if redact is None else redact)
     logger.remove()
     logger.configure(extra={"run_id": UNBOUND})
     if settings.log_format == "json":
-        logger.add(stream, serialize=True, **_sink_options(settings))
+        logger.add(sink, serialize=True, **_sink_options(settings))
     else:
-        logger.add(stream, format=text_format, colorize=use_color(stream, environ), **_sink_options(settings))
+        logger.add(sink, format=text_format, colorize=use_color(stream, environ), **_sink_options(settings))

@@ -13,7 +13,11 @@ Exceptions (one tree, under pipeline.outcome.StopRun: each carries the verdict t
     LLMError
     ├── LLMAuthFailed    401/403 from the endpoint: auth_failed (exit 6)
     ├── LLMUnavailable   retryable errors past the attempt cap: unavailable (exit 4)
-    └── LLMRequestFailed any other refusal (400, 404, 422, malformed answer): error (exit 1)
+    └── LLMRequestFailed any other refusal (400, 404, 422), or an answer that is not a chat completion
+                         (truncated JSON, ``null``, HTML, no choices): error (exit 1), one line, no traceback
+A request cut off by the run's deadline (pipeline.http) stops the run as ``budget`` (max_seconds), or as
+``interrupted`` when the daemon was asked to stop; usage that is negative or absurd is replaced by an
+estimate (``llm.usage_clamped``), so the token budget always applies.
 """
 
 from __future__ import annotations
@@ -24,10 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import openai
+from loguru import logger
 
 from capabilities.errors import AuthFailed, Retryable, ToolFailed
 from capabilities.httperrors import is_retryable_status, parse_retry_after
 from config import Settings
+from pipeline.http import RunDeadline, http_client
 from pipeline.outcome import StopRun, Verdict
 from pipeline.retry import OnRetry, RetryExhausted, RetryPolicy, call_with_retries
 from pipeline.turns import ToolCallRequest, Turn
@@ -71,10 +77,12 @@ class Endpoint:
     mode: str  # native | constrained (auto already resolved)
 
 
-def make_client(settings: Settings, endpoint: Endpoint) -> openai.OpenAI:
-    """The SDK client of ``endpoint``: its own retries off (ours classify and count), LLM_TIMEOUT_SECONDS."""
+def make_client(settings: Settings, endpoint: Endpoint, deadline: RunDeadline) -> openai.OpenAI:
+    """The SDK client of ``endpoint``: its own retries off (ours classify and count), LLM_TIMEOUT_SECONDS
+    between two pieces of an answer, and the run's deadline over the whole of it (pipeline.http)."""
     return openai.OpenAI(base_url=endpoint.base_url, api_key=settings.openai_api_key.get_secret_value(),
-                         max_retries=0, timeout=settings.llm_timeout_seconds)
+                         max_retries=0, timeout=settings.llm_timeout_seconds,
+                         http_client=http_client(settings, deadline, settings.llm_timeout_seconds))
 
 
 def make_chat_model(
@@ -85,12 +93,13 @@ def make_chat_model(
     sleep: Callable[[float], None],
     on_retry: OnRetry,
     on_tokens: Callable[[int], None] = lambda n: None,
+    deadline: RunDeadline,
 ) -> ChatModel:
-    """A ChatModel on ``client`` with the settings' retry policy, temperature and token caps."""
+    """A ChatModel on ``client`` with the settings' retry policy, temperature and token caps, under ``deadline``."""
     return ChatModel(client, endpoint.model, endpoint.mode, RetryPolicy.from_settings(settings),
                      temperature=settings.llm_temperature, max_tokens_turn=settings.llm_max_tokens_turn,
                      max_tokens_text=settings.llm_max_tokens_text, sleep=sleep, on_retry=on_retry,
-                     on_tokens=on_tokens)
+                     on_tokens=on_tokens, deadline=deadline)
 
 
 def constrained_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -146,6 +155,47 @@ def _classify(exc: openai.OpenAIError) -> Exception:
     return LLMRequestFailed(f"LLM error: {exc}")
 
 
+MAX_TOKENS_PER_ANSWER = 10_000_000  # more than any context window: a usage above it is not believed
+
+
+def completion_message(response: Any) -> Any:
+    """The first choice's message of a chat completion, or None when ``response`` is not one (the SDK hands
+    back whatever JSON the endpoint sent: ``null``, a list, a string of HTML, an object without choices)."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        return None
+    message = getattr(choices[0], "message", None)
+    return message if message is not None and hasattr(message, "content") else None
+
+
+def usage_tokens(usage: Any) -> tuple[int, bool]:
+    """(total tokens, whether the reported usage is sane): whole numbers from 0 to MAX_TOKENS_PER_ANSWER."""
+    parts = [getattr(usage, name, None) for name in ("prompt_tokens", "completion_tokens", "total_tokens")]
+    if not all(isinstance(p, int) and 0 <= p <= MAX_TOKENS_PER_ANSWER for p in parts):
+        return 0, False
+    return max(parts[2], parts[0] + parts[1]), True
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token: what is charged when the endpoint's usage cannot be believed."""
+    return max(1, len(text) // 4)
+
+
+def _shape(value: Any) -> str:
+    """What a value is, for a one-line error, without quoting it (it may be a page of HTML)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f"text of {len(value)} characters, starting {value[:40]!r}"
+    return type(value).__name__
+
+
+def _arguments(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
+
+
 class ChatModel:
     """A chat-completions endpoint in one tool-call mode. Also the TextModel of write_draft/humanize."""
 
@@ -162,12 +212,14 @@ class ChatModel:
         sleep: Callable[[float], None],
         on_retry: OnRetry,
         on_tokens: Callable[[int], None] = lambda n: None,
+        deadline: RunDeadline,
     ) -> None:
         if mode not in ("native", "constrained"):
             raise ValueError(f"tool-call mode must be native or constrained, not {mode!r}")
         self.client, self.model, self.mode, self.policy = client, model, mode, policy
         self.temperature, self.sleep, self.on_retry, self.on_tokens = temperature, sleep, on_retry, on_tokens
         self.max_tokens_turn, self.max_tokens_text = max_tokens_turn, max_tokens_text
+        self.deadline = deadline
         self._calls = 0
 
     def _create(self, **kwargs: Any) -> Any:
@@ -175,59 +227,84 @@ class ChatModel:
             try:
                 return self.client.chat.completions.create(model=self.model, temperature=self.temperature, **kwargs)
             except openai.OpenAIError as exc:
+                if self.deadline.expired():
+                    raise self.deadline.stop_run("a model turn") from exc
                 raise _classify(exc) from exc
+            except ValueError as exc:  # the SDK's json.loads on a body cut short
+                raise LLMRequestFailed(f"LLM endpoint answered invalid JSON ({type(exc).__name__})") from exc
 
         try:
             response, _ = call_with_retries(attempt, self.policy, self.sleep, self.on_retry)
         except RetryExhausted as exc:
             raise LLMUnavailable(str(exc)) from exc
-        tokens = response.usage.total_tokens if response.usage else 0
+        message = completion_message(response)
+        tokens = self._count(response, kwargs.get("messages", []), message)
+        if message is None:
+            raise LLMRequestFailed(f"LLM endpoint answered something that is not a chat completion "
+                                   f"({_shape(response)})")
+        return message, tokens
+
+    def _count(self, response: Any, messages: list[dict[str, Any]], message: Any) -> int:
+        """The tokens to charge to the run: the answer's usage when it is sane, else an estimate (RunUsage
+        must always move: an endpoint that reports negative or absurd usage would never meet the budget)."""
+        usage = getattr(response, "usage", None)
+        tokens, sane = usage_tokens(usage)
+        if not sane:
+            answer = (getattr(message, "content", None) or "") if message is not None else ""
+            tokens = estimate_tokens(json.dumps(messages, ensure_ascii=False, default=str) + str(answer))
+            if usage is not None:  # no usage at all is common (some servers never send it); a wrong one is not
+                logger.warning("llm.usage_clamped", reported=str(usage)[:200], counted=tokens)
         self.on_tokens(tokens)
-        if not response.choices:
-            raise LLMRequestFailed("LLM answered with no choices")
-        return response, tokens
+        return tokens
 
     def complete(self, system: str, prompt: str) -> str:
         """A plain completion for a capability: one attempt, errors in the capability tree.
 
         The gateway's state machine retries the capability that asked, so this does not retry itself.
         """
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
         try:
             response = self.client.chat.completions.create(
-                model=self.model, temperature=self.temperature, max_tokens=self.max_tokens_text,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": prompt}])
+                model=self.model, temperature=self.temperature, max_tokens=self.max_tokens_text, messages=messages)
         except openai.OpenAIError as exc:
+            if self.deadline.expired():
+                raise self.deadline.stop_run("a completion") from exc
             error = _classify(exc)
             if isinstance(error, LLMAuthFailed):
                 raise AuthFailed(error.detail) from exc
             if isinstance(error, LLMRequestFailed):
                 raise ToolFailed(error.detail) from exc
             raise error from exc
-        self.on_tokens(response.usage.total_tokens if response.usage else 0)
-        if not response.choices:
-            raise ToolFailed("LLM answered with no choices")
-        return response.choices[0].message.content or ""
+        except ValueError as exc:
+            raise ToolFailed(f"LLM endpoint answered invalid JSON ({type(exc).__name__})") from exc
+        message = completion_message(response)
+        self._count(response, messages, message)
+        if message is None:
+            raise ToolFailed(f"LLM endpoint answered something that is not a chat completion ({_shape(response)})")
+        content = message.content
+        return content if isinstance(content, str) else ""
 
     def next_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
         if self.mode == "native":
-            response, tokens = self._create(messages=messages, tools=tools, tool_choice="auto",
-                                            max_tokens=self.max_tokens_turn)
-            return self._native_turn(response.choices[0].message, tokens)
+            message, tokens = self._create(messages=messages, tools=tools, tool_choice="auto",
+                                           max_tokens=self.max_tokens_turn)
+            return self._native_turn(message, tokens)
         response_format = {
             "type": "json_schema",
             "json_schema": {"name": "tool_call", "strict": True, "schema": constrained_schema(tools)},
         }
         system = {"role": "system", "content": f"{messages[0]['content']}\n\n{catalog_prompt(tools)}"}
-        response, tokens = self._create(messages=[system, *messages[1:]], response_format=response_format,
-                                        max_tokens=self.max_tokens_turn)
-        return self._constrained_turn(response.choices[0].message.content or "", tokens)
+        message, tokens = self._create(messages=[system, *messages[1:]], response_format=response_format,
+                                       max_tokens=self.max_tokens_turn)
+        return self._constrained_turn(message.content if isinstance(message.content, str) else "", tokens)
 
     def _native_turn(self, message: Any, tokens: int) -> Turn:
         calls = [
-            ToolCallRequest(c.id, visible(c.function.name), visible(c.function.arguments or ""))
-            for c in (message.tool_calls or []) if getattr(c, "function", None) is not None
+            ToolCallRequest(str(c.id), visible(str(c.function.name)), visible(_arguments(c.function.arguments)))
+            for c in (message.tool_calls if isinstance(message.tool_calls, list) else [])
+            if getattr(c, "function", None) is not None
         ]
-        text = visible(message.content or "")
+        text = visible(message.content if isinstance(message.content, str) else "")
         history: dict[str, Any] = {"role": "assistant", "content": text}
         if calls:
             history["tool_calls"] = [

@@ -12,6 +12,7 @@ of ``factline runs --json`` and comparisons with plain strings are what they wer
 Exceptions (one tree; the model client, the gateway, the budget and the guard raise subclasses or
 instances of StopRun at their own boundary, so the run loop has one except clause for them all):
 
+    Interrupted (a BaseException, like KeyboardInterrupt)   SIGINT or SIGTERM arrived: the run ends `interrupted`
     PipelineError
     └── StopRun                 verdict, reason (a short code), detail (one line)
         ├── LLMError            pipeline.model: auth_failed / unavailable / error
@@ -20,6 +21,7 @@ instances of StopRun at their own boundary, so the run loop has one except claus
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -47,7 +49,7 @@ class Verdict(StrEnum):
 EXIT_CODES: dict[Verdict, int] = {
     Verdict.success: 0,
     Verdict.error: 1,
-    Verdict.interrupted: 1,
+    Verdict.interrupted: 130,
     Verdict.hallucinated: 3,
     Verdict.unverified: 4,
     Verdict.unavailable: 4,
@@ -56,7 +58,8 @@ EXIT_CODES: dict[Verdict, int] = {
     Verdict.loop: 5,
     Verdict.auth_failed: 6,
 }
-"""Beside the enum, complete: 2 (usage/config) and 130 (Ctrl-C) are the CLI's own, not verdicts."""
+"""Beside the enum, complete: 2 (usage/config) is the CLI's own. ``interrupted`` is 130, the shell's code for
+Ctrl-C (128 + SIGINT); a run stopped by SIGTERM exits 143 (128 + SIGTERM): ``Interrupted.exit_code``."""
 
 
 class RunStatus(StrEnum):
@@ -121,3 +124,28 @@ class StopRun(PipelineError):
     def __init__(self, verdict: Verdict, reason: str, detail: str) -> None:
         super().__init__(f"{reason}: {detail}")
         self.verdict, self.reason, self.detail = Verdict(verdict), reason, detail
+
+
+class Interrupted(BaseException):
+    """SIGINT (Ctrl-C) or SIGTERM arrived; raised in the main thread by the signal
+    handlers of `factline run` (pipeline.commands.run).
+
+    A BaseException, as KeyboardInterrupt is, so that no ``except Exception`` on the way swallows it: it
+    reaches the run's ``finally``, which closes the run row as ``interrupted``. ``exit_code`` is the shell's
+    convention, 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM).
+    """
+
+    def __init__(self, signum: int) -> None:
+        self.signal = signal.Signals(signum)
+        super().__init__(self.signal.name)
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signal.value
+
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line for people and the ledger: its class and the first line of its message."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__

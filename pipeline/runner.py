@@ -35,11 +35,13 @@ from pipeline.outcome import (
     EventKind,
     Finding,
     FindingKind,
+    Interrupted,
     NudgeKind,
     PipelineError,
     RunStatus,
     StopRun,
     Verdict,
+    one_line,
 )
 from pipeline.runtime import Runtime
 from pipeline.turns import Turn
@@ -171,39 +173,66 @@ def run_once(
     and the idempotency keys replay what it already did.
     """
     started = time.monotonic()
-    endpoint = runtime.endpoint
     if run_id is None:
         run_id = _open_run(runtime, trigger, scheduled_for)
     with logger.contextualize(run_id=run_id, pipeline=runtime.settings.pipeline):
-        logger.info("run.started", trigger=trigger, model=endpoint.model, mode=endpoint.mode)
-        settle_outbox(runtime.sessions, runtime.target, runtime.settings.pipeline)
-        journal = RunJournal(runtime.sessions, run_id)
-        usage = RunUsage(RunBudget.from_settings(runtime.settings))
-        usage.tokens = journal.tokens_used()
-
-        def on_tokens(n: int) -> None:
-            usage.tokens += n
-            journal.tokens(usage.tokens)
-
-        def on_llm_retry(attempt: int, wait: float, exc: Exception) -> None:
-            logger.warning("llm.retry", attempt=attempt, wait=round(wait, 3), detail=str(exc))
-            journal.event(EventKind.llm_retry, attempt=attempt, wait=round(wait, 3), detail=str(exc))
-
-        llm = make_chat_model(runtime.openai_client, endpoint, runtime.settings, sleep=sleep, on_retry=on_llm_retry,
-                              on_tokens=on_tokens)
-        store = LedgerStore(runtime.sessions, run_id, runtime.settings.pipeline)
-        ctx = CapabilityContext(run_id=run_id, settings=runtime.settings, store=store,
-                                http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
-        gateway = Gateway(CATALOG, ctx, journal, usage, runtime.policy, sleep=sleep)
-        loop = AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event())
-        stop_verdict, stop_reason, error = _run_loop(loop, journal)
-        with runtime.sessions() as s:
-            verdict = judge(s, run_id, stop_verdict)
-        status = RunStatus.interrupted if verdict == Verdict.interrupted else RunStatus.finished
-        journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
+        logger.info("run.started", trigger=trigger, model=runtime.endpoint.model, mode=runtime.endpoint.mode)
+        journal = RunJournal(runtime.sessions, run_id, runtime.redact)
+        runtime.deadline.start(runtime.settings.run_max_seconds)  # enforced in flight by every HTTP client
+        try:  # every way out closes the run row: a stop rule, a crash, a signal
+            settle_outbox(runtime.sessions, runtime.target, runtime.settings.pipeline)
+            stop_verdict, stop_reason, error = _run_loop(_agent_loop(runtime, journal, topic, cancel, sleep), journal)
+        except (Interrupted, KeyboardInterrupt) as exc:
+            name = exc.signal.name if isinstance(exc, Interrupted) else "SIGINT"
+            detail = f"{name} arrived during a step; stopped there"
+            journal.event(EventKind.stop, verdict=Verdict.interrupted, reason="signal", detail=detail)
+            _close(runtime, journal, Verdict.interrupted, "signal", detail)
+            logger.warning("run.interrupted", signal=name)
+            raise
+        except Exception as exc:
+            stop_verdict, stop_reason, error = Verdict.error, "crash", one_line(exc)
+            logger.error("run.crashed", error=runtime.redact(error))
+            logger.opt(exception=exc).debug("run.crashed.traceback")
+            journal.event(EventKind.stop, verdict=Verdict.error, reason="crash", detail=error)
+        finally:
+            runtime.deadline.clear()
+        verdict = _close(runtime, journal, stop_verdict, stop_reason, error)
         seconds = time.monotonic() - started
         logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
-        return RunResult(run_id, verdict, seconds, stop_reason, error)
+        return RunResult(run_id, verdict, seconds, stop_reason, runtime.redact(error) if error else None)
+
+
+def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel: threading.Event | None,
+                sleep: Callable[[float], None]) -> AgentLoop:
+    """The run's loop with its model, gateway and budget, wired to the journal."""
+    usage = RunUsage(RunBudget.from_settings(runtime.settings))
+    usage.tokens = journal.tokens_used()
+
+    def on_tokens(n: int) -> None:
+        usage.tokens += n
+        journal.tokens(usage.tokens)
+
+    def on_llm_retry(attempt: int, wait: float, exc: Exception) -> None:
+        logger.warning("llm.retry", attempt=attempt, wait=round(wait, 3), detail=str(exc))
+        journal.event(EventKind.llm_retry, attempt=attempt, wait=round(wait, 3), detail=str(exc))
+
+    llm = make_chat_model(runtime.openai_client, runtime.endpoint, runtime.settings, sleep=sleep,
+                          on_retry=on_llm_retry, on_tokens=on_tokens, deadline=runtime.deadline)
+    store = LedgerStore(runtime.sessions, journal.run_id, runtime.settings.pipeline)
+    ctx = CapabilityContext(run_id=journal.run_id, settings=runtime.settings, store=store,
+                            http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
+    gateway = Gateway(CATALOG, ctx, journal, usage, runtime.policy, sleep=sleep)
+    return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event())
+
+
+def _close(runtime: Runtime, journal: RunJournal, stop_verdict: Verdict | None, stop_reason: str | None,
+           error: str | None) -> Verdict:
+    """Judge the run from the ledger and close its row (status, verdict, reason, error): the one place."""
+    with runtime.sessions() as s:
+        verdict = judge(s, journal.run_id, stop_verdict)
+    status = RunStatus.interrupted if verdict == Verdict.interrupted else RunStatus.finished
+    journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
+    return verdict
 
 
 def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None) -> int:

@@ -8,6 +8,7 @@ share the ledger and at most one embedded model server, which the pipelines with
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -21,6 +22,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from capabilities.base import PublishTarget
 from capabilities.targets import open_target
 from config import Settings
+from config.secrets import Redactor
+from pipeline.http import RunDeadline, http_client
 from pipeline.ledger.db import open_ledger
 from pipeline.localmodel import start_local_model
 from pipeline.model import Endpoint, make_client
@@ -36,6 +39,8 @@ class Runtime:
     endpoint: Endpoint
     openai_client: openai.OpenAI
     policy: RetryPolicy
+    deadline: RunDeadline  # the run's end, enforced by http and openai_client while a request is in flight
+    redact: Redactor  # the settings' secrets, replaced in every text the run stores (config.secrets)
 
 
 def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoint] | None = None) -> Endpoint:
@@ -62,8 +67,10 @@ def open_runtime(settings: Settings) -> Iterator[Runtime]:
 
 
 @contextmanager
-def open_runtimes(pipelines: Sequence[Settings]) -> Iterator[dict[str, Runtime]]:
-    """One Runtime per pipeline, by name; everything they started stops when the block ends."""
+def open_runtimes(pipelines: Sequence[Settings], stop: threading.Event | None = None) -> Iterator[dict[str, Runtime]]:
+    """One Runtime per pipeline, by name; everything they started stops when the block ends.
+
+    ``stop`` (the daemon's SIGTERM) ends every request in flight as the run deadline does."""
     started = time.monotonic()
     with ExitStack() as stack:
         sessions = open_ledger(pipelines[0].database_url)  # a deployment setting: the same for every pipeline
@@ -71,17 +78,18 @@ def open_runtimes(pipelines: Sequence[Settings]) -> Iterator[dict[str, Runtime]]
         local_site: PublishTarget | None = None  # one local site serves every pipeline (LOCAL_SITE_* are deployment-wide)
         runtimes = {}
         for settings in pipelines:
-            http = stack.enter_context(httpx.Client(timeout=settings.http_timeout_seconds))
+            deadline = RunDeadline(stop)
+            http = stack.enter_context(http_client(settings, deadline, settings.http_timeout_seconds))
             if settings.publish_target == "local" and local_site is not None:
                 target = local_site
             else:
                 target = stack.enter_context(open_target(settings, http))
                 local_site = target if settings.publish_target == "local" else local_site
             endpoint = open_endpoint(settings, stack, local)
-            client = make_client(settings, endpoint)
+            client = make_client(settings, endpoint, deadline)
             stack.callback(client.close)
             logger.info("runtime.ready", pipeline=settings.pipeline, endpoint=endpoint.base_url, model=endpoint.model,
                         mode=endpoint.mode, target=target.name, seconds=round(time.monotonic() - started, 2))
             runtimes[settings.pipeline] = Runtime(settings, sessions, http, target, endpoint, client,
-                                                  RetryPolicy.from_settings(settings))
+                                                  RetryPolicy.from_settings(settings), deadline, Redactor.of(settings))
         yield runtimes

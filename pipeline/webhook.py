@@ -1,6 +1,6 @@
 """Webhook delivery off the caller's thread, each POST with one total deadline.
 
-    WebhookSender(url, deadline_seconds)
+    WebhookSender(url, deadline_seconds, trust_env)   trust_env: HTTP_TRUST_ENV (proxies from the environment)
       submit(key, body)   queue one JSON POST and return at once; a key already submitted is skipped
                           (an alert is sent once per run, once per day without a publication)
       close(grace)        wait up to ``grace`` seconds for what is in flight, cancel the rest, stop
@@ -28,8 +28,8 @@ from loguru import logger
 
 
 class WebhookSender:
-    def __init__(self, url: str, deadline_seconds: float) -> None:
-        self.url, self.deadline = url, deadline_seconds
+    def __init__(self, url: str, deadline_seconds: float, trust_env: bool = False) -> None:
+        self.url, self.deadline, self.trust_env = url, deadline_seconds, trust_env
         self.sent_keys: set[str] = set()
         self.pending: set[concurrent.futures.Future[bool]] = set()
         self.lock = threading.Lock()
@@ -39,7 +39,7 @@ class WebhookSender:
         self.client = asyncio.run_coroutine_threadsafe(self._client(), self.loop).result()
 
     async def _client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(timeout=self.deadline, follow_redirects=False)
+        return httpx.AsyncClient(timeout=self.deadline, follow_redirects=False, trust_env=self.trust_env)
 
     def submit(self, key: str, body: dict[str, Any]) -> concurrent.futures.Future[bool] | None:
         """Queue the POST of ``body`` unless ``key`` was already submitted; never blocks."""

@@ -69,6 +69,15 @@ class DaemonProcess:
         self._log_file.close()
 
 
+def pid_alive(pid: int) -> bool:
+    """True if the pid runs and is not a zombie awaiting its (re)parent's reaping."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
 def wait_for(condition: Callable[[], object], timeout: float, interval: float = 0.05) -> object:
     """Poll ``condition`` until it is truthy; fail with the timeout otherwise."""
     deadline = time.monotonic() + timeout

@@ -67,7 +67,7 @@ def test_run_help_says_what_happens_without_an_endpoint() -> None:
 
 
 def test_the_main_help_lists_every_command_and_the_exit_codes() -> None:
-    """factline --help: one line per registered command, then the exit codes 0-6, 2 and 130."""
+    """factline --help: one line per registered command, then the exit codes 0-6, 2, 130 and 143."""
     done = factline(user_env(), "--help")
     commands = [words[0] for words, _ in ALL if len(words) == 1]
     assert done.returncode == 0 and len(commands) == len(COMMANDS)
@@ -75,7 +75,8 @@ def test_the_main_help_lists_every_command_and_the_exit_codes() -> None:
                         "config", "worker"]
     for name in commands:
         assert re.search(rf"^    {name}( |$)", done.stdout, re.M)  # a long name gets its help on the next line
-    assert "  3  hallucinated" in done.stdout and "130  interrupted by Ctrl-C" in done.stdout
+    assert "  3  hallucinated" in done.stdout and "130  interrupted" in done.stdout
+    assert "143  interrupted by SIGTERM" in done.stdout
 
 
 @pytest.mark.parametrize("words", [["probe", "--limit", "1"], ["probe", "run", "--limit", "1"]])

@@ -20,6 +20,7 @@ from sqlalchemy import select
 from capabilities import CATALOG
 from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult
 from capabilities.httperrors import raise_for_status, transport_error
+from config.secrets import Redactor
 from pipeline.outcome import StopRun
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
@@ -84,7 +85,7 @@ def make_gateway(db_url: str, tmp_path: Path, fake_sleep: FakeSleep) -> Iterator
                                 text_model=None, target=None)  # type: ignore[arg-type]
         catalog = {**CATALOG, "fetch": Fetch()}
         policy = RetryPolicy(settings.retry_max_attempts, 0.5, settings.retry_max_wait)
-        gateway = Gateway(catalog, ctx, RunJournal(sessions, run_id), RunUsage(RunBudget.from_settings(settings)),
+        gateway = Gateway(catalog, ctx, RunJournal(sessions, run_id, Redactor.of(settings)), RunUsage(RunBudget.from_settings(settings)),
                           policy, sleep=fake_sleep)
         return gateway, seen
 

@@ -16,7 +16,7 @@ LAYERS: list[tuple[str, ...]] = [
     # lowest first; a module imports from its own layer or a lower one, never up (and in no circle)
     ("config",),
     ("capabilities",),
-    ("pipeline.outcome", "pipeline.turns", "pipeline.retry", "pipeline.logs", "pipeline.progress", "pipeline.webhook",
+    ("pipeline.outcome", "pipeline.turns", "pipeline.retry", "pipeline.http", "pipeline.logs", "pipeline.progress", "pipeline.webhook",
      "pipeline"),
     ("pipeline.catalog",),
     ("pipeline.ledger", "migrations"),

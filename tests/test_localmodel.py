@@ -29,6 +29,7 @@ from pipeline.localmodel import (
 )
 from pipeline.commands.model import register
 from pipeline.localmodel.weights import Chunk, ModelSpec, ensure_weights, model_path
+from testkit.daemon_process import pid_alive
 
 PAYLOADS = [b"alpha-" * 50, b"bravo-" * 40, b"charlie" * 30]
 
@@ -171,19 +172,10 @@ def test_server_that_exits_at_once_raises_with_log_tail(tmp_path: Path) -> None:
     assert "error: invalid argument: --jinja" in str(info.value)
 
 
-def _pid_alive(pid: int) -> bool:
-    """True if the pid runs and is not a zombie awaiting its (re)parent's reaping."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
-
-
 def _gone_within(pid: int, seconds: float) -> bool:
     """Poll until the pid is gone; signals are delivered asynchronously."""
     deadline = time.monotonic() + seconds
-    while _pid_alive(pid):
+    while pid_alive(pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)

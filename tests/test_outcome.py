@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from config.secrets import Redactor
 from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.detail import run_detail
@@ -16,7 +17,7 @@ def test_every_verdict_has_the_documented_exit_code() -> None:
     """success 0; error and interrupted 1; hallucinated 3; unverified, unavailable, incomplete 4; budget, loop 5; auth 6."""
     assert set(EXIT_CODES) == set(Verdict)
     assert {v.value: v.exit_code for v in Verdict} == {
-        "success": 0, "error": 1, "interrupted": 1, "hallucinated": 3, "unverified": 4, "unavailable": 4,
+        "success": 0, "error": 1, "interrupted": 130, "hallucinated": 3, "unverified": 4, "unavailable": 4,
         "incomplete": 4, "budget": 5, "loop": 5, "auth_failed": 6}
 
 
@@ -31,7 +32,7 @@ def test_journal_refuses_a_kind_its_enum_does_not_name(db_url: str) -> None:
     sessions = open_ledger(db_url)
     with sessions.begin() as s:
         run_id = ledger_journal.open_run(s, trigger="manual")
-    journal = RunJournal(sessions, run_id)
+    journal = RunJournal(sessions, run_id, Redactor(()))
     journal.event(EventKind.tool_retry, tool="publish", attempt=1)
     with pytest.raises(ValueError):
         journal.event("celebration", tool="publish")  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ import pytest
 
 from config import Settings
 from pipeline.cli import build_parser, run_command
+from pipeline.http import RunDeadline
 from pipeline.retry import RetryPolicy
 from pipeline.model import ChatModel
 from pipeline.catalog import LOOKALIKES
@@ -234,7 +235,8 @@ def test_ctrl_c_keeps_the_answers_so_far_and_marks_the_run_interrupted(sqlite_se
     key = RunKey("scripted", "native", "factline", PROMPT_VERSION, suite.catalog_version, suite.suite_version)
     sessions = open_ledger(sqlite_settings.database_url)
     with openai.OpenAI(base_url=model.base_url, api_key="x", max_retries=0) as client:
-        chat = ChatModel(client, "scripted", "native", RetryPolicy(1), sleep=time.sleep, on_retry=lambda *a: None)
+        chat = ChatModel(client, "scripted", "native", RetryPolicy(1), sleep=time.sleep, on_retry=lambda *a: None,
+                         deadline=RunDeadline())
         with pytest.raises(KeyboardInterrupt):
             run_suite(sessions, chat, key, jobs(suite.probes), fresh=False, concurrency=1, max_tokens=10**6,
                       progress=interrupt_at_three)

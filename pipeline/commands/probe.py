@@ -39,6 +39,7 @@ def cmd_probe(settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.probe.storage import RunKey, stored
     from pipeline.probe.summary import gate_failures, summarize
     from pipeline.progress import Progress
+    from pipeline.http import RunDeadline
     from pipeline.runtime import open_endpoint
 
     suite = load_suite(args.source)
@@ -47,9 +48,10 @@ def cmd_probe(settings: Settings, args: argparse.Namespace) -> int:
     sessions = open_ledger(settings.database_url)
     with ExitStack() as stack:
         endpoint = open_endpoint(settings, stack)
-        client = make_client(settings, endpoint)
+        deadline = RunDeadline()  # never started: a probe run is bounded by PROBE_MAX_TOKENS, not by time
+        client = make_client(settings, endpoint, deadline)
         stack.callback(client.close)
-        chat = make_chat_model(client, endpoint, settings, sleep=time.sleep, on_retry=_log_retry)
+        chat = make_chat_model(client, endpoint, settings, sleep=time.sleep, on_retry=_log_retry, deadline=deadline)
         key = RunKey(endpoint.model, endpoint.mode, suite.source, PROMPT_VERSION, suite.catalog_version,
                      suite.suite_version)
         progress = Progress(f"probe {suite.source}")

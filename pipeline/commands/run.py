@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import textwrap
+from types import FrameType
 from typing import Any
 
 from config import Settings
@@ -20,6 +22,7 @@ def _notes() -> str:
     for verdict, code in EXIT_CODES.items():
         codes.setdefault(code, []).append(str(verdict))
     codes[2] = ["a bad setting or usage"]
+    codes[143] = ["interrupted by SIGTERM"]
     exits = textwrap.fill("Exit codes (the run's verdict, judged from the ledger): " + "; ".join(
         f"{code} {', '.join(names)}" for code, names in sorted(codes.items())) + ".", width=104)
     return f"""\
@@ -51,6 +54,7 @@ def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.runner import run_once
     from pipeline.runtime import open_runtime
 
+    interrupt_on_signals()
     with open_runtime(settings) as runtime:
         result = run_once(runtime, topic=args.topic)
         with runtime.sessions() as s:
@@ -58,3 +62,21 @@ def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
     assert detail is not None
     emit(format_run(detail))
     return result.exit_code
+
+
+def interrupt_on_signals() -> None:
+    """SIGINT and SIGTERM raise Interrupted in the main thread wherever it waits (a socket read, a sleep), so
+    the run stops at once and its ``finally`` closes the row as interrupted; exit 130 or 143.
+
+    The first signal puts the default handlers back: a second one while the run closes its row and stops
+    the local model ends the process the usual way (the next start marks a row left open as interrupted).
+    """
+    from pipeline.outcome import Interrupted
+
+    def handle(signum: int, _frame: FrameType | None) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Interrupted(signum)
+
+    signal.signal(signal.SIGINT, handle)
+    signal.signal(signal.SIGTERM, handle)

@@ -41,14 +41,19 @@ class RunUsage:
         self.started = self.clock()
 
     def check_before_turn(self) -> None:
-        b, elapsed = self.budget, self.clock() - self.started
+        b = self.budget
         if self.turns >= b.max_turns:
             raise StopRun(Verdict.budget, "max_turns", f"{self.turns} turns of {b.max_turns}")
         if self.tokens >= b.max_tokens:
             raise StopRun(Verdict.budget, "max_tokens", f"{self.tokens} tokens of {b.max_tokens}")
-        if elapsed >= b.max_seconds:
-            raise StopRun(Verdict.budget, "max_seconds", f"{elapsed:.1f} s of {b.max_seconds:.0f} s")
+        self.check_time()
         self.turns += 1
+
+    def check_time(self) -> None:
+        """Before a turn and before every attempt of a tool call (pipeline.http cuts off what is in flight)."""
+        elapsed = self.clock() - self.started
+        if elapsed >= self.budget.max_seconds:
+            raise StopRun(Verdict.budget, "max_seconds", f"{elapsed:.1f} s of {self.budget.max_seconds:g} s")
 
     def check_before_call(self) -> None:
         if self.tool_calls >= self.budget.max_tool_calls:

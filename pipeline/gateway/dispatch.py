@@ -106,6 +106,7 @@ class Gateway:
 
         def attempt() -> ToolResult:
             nonlocal attempts
+            self.usage.check_time()
             attempts += 1
             return capability.execute(self.ctx, prepared)
 
@@ -119,6 +120,10 @@ class Gateway:
             result, _ = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
         except (ToolRejected, ToolFailed, RetryExhausted, AuthFailed) as exc:
             return self._not_done(turn, call, exc, log, started, attempts)
+        except StopRun as stop:  # the run's deadline passed (or a stop was asked) during the call
+            self._record(turn, call, CallOutcome.failed, stop.reason, detail=stop.detail, started=started,
+                         error_class="StopRun", attempts=attempts)
+            raise
         except Exception as exc:  # a bug in a capability: record it and stop, never hide it
             self._record(turn, call, CallOutcome.failed, "internal", detail=str(exc)[:500], started=started,
                          error_class=exc.__class__.__name__, attempts=attempts)

@@ -3,6 +3,9 @@
 Functions take the session first; ``RunJournal`` binds them to one run and commits each write at
 once, so the ledger is true up to the last completed step even if the process is killed.
 
+Every text a run stores passes through its ``Redactor`` (config.secrets): a secret quoted by an endpoint's
+error, a target's answer or a crash's message is stored as ``[redacted]``.
+
 Outcomes and kinds are checked against their enums (pipeline.outcome) as they are written: a kind
 that is not in its enum fails here, in the code that invents it, not later in whoever reads the run.
 """
@@ -19,6 +22,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from config.secrets import Redactor
 from pipeline.ledger.models import AgentTurn, Claim, Nudge, Run, RunEvent, ToolCall
 from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, RunStatus, Verdict
 
@@ -74,6 +78,17 @@ def interrupt_stale_runs(s: Session) -> list[int]:
     return stale
 
 
+def interrupt_own_runs(s: Session, reason: str, error: str) -> list[int]:
+    """This process's runs still `running` are closed as interrupted (a daemon that stops without them)."""
+    own = list(s.scalars(select(Run.id).where(Run.status == RunStatus.running, Run.host == socket.gethostname(),
+                                              Run.pid == os.getpid())))
+    if own:
+        s.execute(update(Run).where(Run.id.in_(own)).values(
+            status=RunStatus.interrupted, verdict=Verdict.interrupted, stop_reason=reason, error=error,
+            finished_at=datetime.now(timezone.utc)))
+    return own
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -87,9 +102,10 @@ def _alive(pid: int) -> bool:
 class RunJournal:
     """The ledger writer of one run."""
 
-    def __init__(self, sessions: sessionmaker[Session], run_id: int) -> None:
+    def __init__(self, sessions: sessionmaker[Session], run_id: int, redact: Redactor) -> None:
         self.sessions = sessions
         self.run_id = run_id
+        self.redact = redact
         with sessions() as s:  # a continued run numbers its calls after the ones it already made
             self.seq = s.scalar(select(func.coalesce(func.max(ToolCall.seq), 0)).where(ToolCall.run_id == run_id))
 
@@ -106,8 +122,9 @@ class RunJournal:
     def call(self, record: CallRecord) -> int:
         self.seq += 1
         with self.sessions.begin() as s:
-            fields = {k: text(v) if k in ("name", "arguments", "detail", "call_id") else v
+            fields = {k: text(self.redact(v)) if k in ("name", "arguments", "detail", "call_id", "reason") and v else v
                       for k, v in record.__dict__.items()}
+            fields["result"] = self.redact.data(record.result)
             fields["outcome"] = CallOutcome(record.outcome)
             row = ToolCall(run_id=self.run_id, seq=self.seq, **fields)
             s.add(row)
@@ -117,20 +134,20 @@ class RunJournal:
     def turn(self, turn: int, text_: str, calls: int, tokens: int) -> None:
         """What the model wrote in this turn, verbatim: the run's story as the dashboard tells it."""
         with self.sessions.begin() as s:
-            s.add(AgentTurn(run_id=self.run_id, turn=turn, text=text(text_) or "", calls=calls, tokens=tokens))
+            s.add(AgentTurn(run_id=self.run_id, turn=turn, text=text(self.redact(text_)) or "", calls=calls, tokens=tokens))
 
     def claims(self, turn: int, findings: Sequence[Finding]) -> None:
         with self.sessions.begin() as s:
             s.add_all(Claim(run_id=self.run_id, turn=turn, kind=FindingKind(f.kind), capability=f.capability,
-                            span=text(f.span[:2000]), backed=f.backed) for f in findings)
+                            span=text(self.redact(f.span[:2000])), backed=f.backed) for f in findings)
 
     def nudge(self, turn: int, kind: NudgeKind, detail: str) -> None:
         with self.sessions.begin() as s:
-            s.add(Nudge(run_id=self.run_id, turn=turn, kind=NudgeKind(kind), detail=text(detail)))
+            s.add(Nudge(run_id=self.run_id, turn=turn, kind=NudgeKind(kind), detail=text(self.redact(detail))))
 
     def event(self, kind: EventKind, **detail: Any) -> None:
         with self.sessions.begin() as s:
-            s.add(RunEvent(run_id=self.run_id, kind=EventKind(kind), detail=detail))
+            s.add(RunEvent(run_id=self.run_id, kind=EventKind(kind), detail=self.redact.data(detail)))
 
     def tokens(self, total: int) -> None:
         with self.sessions.begin() as s:
@@ -149,5 +166,6 @@ class RunJournal:
     def finish(self, *, status: RunStatus, verdict: Verdict, stop_reason: str | None, error: str | None) -> None:
         with self.sessions.begin() as s:
             s.execute(update(Run).where(Run.id == self.run_id).values(
-                status=RunStatus(status), verdict=Verdict(verdict), stop_reason=stop_reason, error=error,
+                status=RunStatus(status), verdict=Verdict(verdict), stop_reason=stop_reason,
+                error=text(self.redact(error)) if error else None,
                 finished_at=datetime.now(timezone.utc)))

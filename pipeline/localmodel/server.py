@@ -5,11 +5,17 @@
 OpenAI client, and on exit stops the whole process group (SIGTERM, then SIGKILL
 after a bound) so no server outlives its owner. If the process dies or never
 becomes healthy, ``ServerError`` carries the tail of its log.
+
+When the owner cannot stop it (``kill -9`` of factline), the kernel does: the child asks for
+SIGKILL when its parent dies (Linux ``prctl(PR_SET_PDEATHSIG)``, set between fork and exec), so
+no llama-server is left orphaned spinning a core. The signal follows the *thread* that started the
+server, so it is started from the process's main thread (the CLI, the daemon, the worker all do).
 """
 
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
 import signal
 import socket
@@ -17,6 +23,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -27,6 +34,23 @@ from .errors import ServerError
 HOST = "127.0.0.1"
 DEFAULT_MODEL_NAME = "qwen2.5-coder-0.5b-instruct"
 _LOG_TAIL_LINES = 25
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent() -> Callable[[], None]:
+    """A preexec_fn: the child gets SIGKILL when the process that started it dies (and exits at once if that
+    already happened). libc is loaded here, in the parent: between fork and exec nothing may load or spawn."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
 
 
 def free_port() -> int:
@@ -106,7 +130,7 @@ class LocalModelServer:
             try:
                 self._process = subprocess.Popen(
                     self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                    start_new_session=True,
+                    start_new_session=True, preexec_fn=die_with_parent(),
                 )
             except OSError as exc:
                 raise ServerError(f"cannot launch {self.binary}: {exc}") from exc

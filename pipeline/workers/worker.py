@@ -25,6 +25,7 @@ from config import ConfigError, Settings
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
 from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION
+from pipeline.outcome import one_line
 from pipeline.runner import run_once
 from pipeline.runtime import Runtime, open_runtimes
 from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, make_app
@@ -65,7 +66,7 @@ class TickRunner:
             logger.info("worker.task", decision=decision.value,
                         previous=f"{previous.host}:{previous.pid}" if previous else None)
             if decision is Take.RESUME:
-                RunJournal(self.sessions, run_id).event("resumed", host=previous.host, pid=previous.pid)
+                RunJournal(self.sessions, run_id, runtime.redact).event("resumed", host=previous.host, pid=previous.pid)
             if decision in (Take.RUN, Take.RESUME):
                 self._run(runtime, run_id)
         return decision
@@ -75,10 +76,11 @@ class TickRunner:
             self.owned.add(run_id)
         try:
             run_once(runtime, trigger="schedule", run_id=run_id, cancel=self.stopped)
-        except Exception as exc:  # the run row is closed here so that no one re-sends a run that crashes
-            logger.exception("worker.run_crashed")
-            RunJournal(self.sessions, run_id).finish(status="finished", verdict="error", stop_reason="crash",
-                                                     error=f"{type(exc).__name__}: {str(exc)[:300]}")
+        except Exception as exc:  # run_once closes its row itself; this is for a ledger that failed as it closed
+            logger.error("worker.run_crashed", error=runtime.redact(one_line(exc)))
+            logger.opt(exception=exc).debug("worker.run_crashed.traceback")
+            RunJournal(self.sessions, run_id, runtime.redact).finish(status="finished", verdict="error",
+                                                                     stop_reason="crash", error=one_line(exc))
         finally:
             with self._lock:
                 self.owned.discard(run_id)

@@ -1,0 +1,80 @@
+"""Secrets never leave: every configured secret is replaced by ``[redacted]`` wherever text is kept.
+
+    Redactor.of(*settings)   the secrets of one or more pipelines' Settings (``secret_values``)
+    redactor(text)           ``text`` with every secret replaced; redactor.data(value) does the same
+                             inside dicts and lists (a tool call's result, an event's detail)
+
+The ledger's writer (pipeline.ledger.journal) and every log sink (pipeline.logs) pass their text
+through one. The secrets are OPENAI_API_KEY, WORDPRESS_APP_PASSWORD (also without its spaces: WordPress
+shows it in groups of four; and the Basic credentials it is sent in), WEB_TOKEN and the passwords inside
+DATABASE_URL and CELERY_BROKER_URL, each also as it appears percent-encoded in a URL. Values shorter
+than MIN_LENGTH characters, and the built-in placeholders (``not-needed``, RabbitMQ's ``guest``), are
+left alone: replacing ``guest`` in every text would mangle it and protect nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+if TYPE_CHECKING:
+    from config.settings import Settings
+
+REDACTED = "[redacted]"
+MIN_LENGTH = 6
+PLACEHOLDERS = frozenset({"not-needed", "guest"})
+
+
+def url_password(url: str) -> str | None:
+    """The password inside a DSN or broker URL, decoded; None when there is none (or it does not parse)."""
+    try:
+        return make_url(url).password  # type: ignore[return-value]
+    except (ArgumentError, ValueError):
+        match = re.match(r"^[a-z0-9+.-]+://[^:/@]*:([^@/]*)@", url, re.I)
+        return unquote(match.group(1)) if match else None
+
+
+def secret_values(settings: Settings) -> set[str]:
+    """The secrets one Settings holds, as they may appear in text."""
+    values = {settings.openai_api_key.get_secret_value(), url_password(settings.database_url) or "",
+              url_password(settings.celery_broker_url) or ""}
+    if settings.wordpress_app_password is not None:
+        password = settings.wordpress_app_password.get_secret_value()
+        values |= {password, password.replace(" ", "")}
+        basic = f"{settings.wordpress_user or ''}:{password}".encode()
+        values.add(base64.b64encode(basic).decode())  # the Authorization header, as an error page may echo it
+    if settings.web_token is not None:
+        values.add(settings.web_token.get_secret_value())
+    values |= {quote(value, safe="") for value in values}
+    return {v for v in values if len(v) >= MIN_LENGTH and v not in PLACEHOLDERS}
+
+
+class Redactor:
+    """Replaces every secret it knows in a text; the longest first, so a secret inside another goes too."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        ordered = sorted(set(secrets), key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+
+    @classmethod
+    def of(cls, *settings: Settings) -> Redactor:
+        return cls(value for one in settings for value in secret_values(one))
+
+    def __call__(self, text: str) -> str:
+        return self._pattern.sub(REDACTED, text) if self._pattern is not None and text else text
+
+    def data(self, value: Any) -> Any:
+        """``value`` with every string in it (keys too, at any depth) redacted."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {self.data(k): self.data(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.data(v) for v in value]
+        return value
