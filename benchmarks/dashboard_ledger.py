@@ -50,7 +50,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "drafts": ("id", "run_id", "topic_id", "created_at"),
     "draft_versions": ("id", "draft_id", "version", "kind", "title", "body", "score", "scorer", "created_at"),
     "publications": ("id", "run_id", "topic_id", "draft_version_id", "target", "external_id", "url",
-                     "idempotency_key", "head_status", "verified_at", "created_at"),
+                     "idempotency_key", "http_status", "verified_at", "created_at"),
     "registrations": ("id", "run_id", "publication_id", "number", "created_at"),
 }
 

@@ -1,4 +1,4 @@
-"""publish: publish a humanized draft version of this run to the target, then HEAD its URL.
+"""publish: publish a humanized draft version of this run to the target, then check its page holds the article.
 
 Idempotent by business identity: one publication per (target, topic). Write-ahead, so that nothing
 reaches the target without a ledger row:
@@ -8,6 +8,9 @@ reaches the target without a ledger row:
 
 A crash between the target's answer and ``complete_publication`` leaves the pending intent: the next
 attempt finds the item by the target's lookup by key (and so does the next start, pipeline.ledger.outbox).
+Verified means the page a reader gets holds the article: a GET of its URL whose visible text covers at
+least CONTENT_COVERAGE_MIN of the rendered article (capabilities.verify); the coverage, what was found
+and the digest of what was sent are recorded.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pydantic import Field
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
 from capabilities.errors import ToolRejected
 from capabilities.records import Article, DraftVersionRecord, PublicationRecord, TopicRecord
-from capabilities.verify import head_check
+from capabilities.verify import verify_publication
 
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = 2_000_000
@@ -106,25 +109,24 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         publication = ctx.store.publication_by_key(key)
         replayed = publication is not None
         if publication is None:
+            topic = ctx.store.topic(version.topic_id)
+            article = Article(version.title, version.body, key, topic.title if topic else "", ctx.settings.language)
             ctx.store.intend_publication(topic_id=version.topic_id, draft_version_id=version.id, target=ctx.target.name,
                                          key=key, digest=content_digest(version.title, version.body))
-            item = ctx.target.lookup(key) or ctx.target.publish(Article(version.title, version.body, key))
+            item = ctx.target.lookup(key) or ctx.target.publish(article)
             publication = ctx.store.complete_publication(key=key, external_id=item.external_id, url=item.url)
-        publication = self._verify(ctx, publication)
+        publication = verify_publication(ctx, publication, version)
         payload = {
             "publication_id": publication.id,
             "url": publication.url,
             "external_id": publication.external_id,
-            "online": publication.verified_at is not None,
-            "head_status": publication.head_status,
+            "verified": publication.verified_at is not None,
+            "http_status": publication.http_status,
+            "content_coverage": publication.content_coverage,
+            "found": publication.content_found,
             "replayed": replayed,
         }
-        return ToolResult(payload, f"publication {publication.id} at {publication.url} (HEAD {publication.head_status})")
-
-    @staticmethod
-    def _verify(ctx: CapabilityContext, publication: PublicationRecord) -> PublicationRecord:
-        head = head_check(ctx.http, publication.url, ctx.settings.publish_domain_whitelist)
-        return ctx.store.record_head(publication.id, head.status, head.verified)
+        return ToolResult(payload, f"publication {publication.id} at {publication.url}: {publication.content_found}")
 
 
 CAPABILITY = Publish()

@@ -35,8 +35,11 @@ class PublicationRecord:
     external_id: str
     url: str
     idempotency_key: str
-    head_status: int | None
+    http_status: int | None
     verified_at: datetime | None
+    content_coverage: float | None = None  # the share of the article the page held at the last check
+    content_digest: str | None = None  # sha256 of the title and body HTML sent (capabilities.render)
+    content_found: str | None = None  # what the last check found, one line
 
 
 @dataclass(frozen=True)
@@ -49,11 +52,17 @@ class RegistrationRecord:
 
 @dataclass(frozen=True)
 class Article:
-    """What a target publishes: already validated, with the idempotency key that names it."""
+    """What a target publishes: already validated, with the idempotency key that names it.
+
+    Every target renders ``body_markdown`` with capabilities.render; ``topic`` and ``language`` are
+    shown by pages that carry them (the local site: ``<html lang>``, the byline).
+    """
 
     title: str
     body_markdown: str
     idempotency_key: str
+    topic: str = ""
+    language: str = "en"
 
 
 @dataclass(frozen=True)
@@ -63,8 +72,11 @@ class PublishedItem:
 
 
 @dataclass(frozen=True)
-class HeadResult:
+class ContentCheck:
+    """What a GET of a published page found (capabilities.verify)."""
+
     url: str
     status: int | None  # None: not requested (host outside the whitelist) or no answer
-    verified: bool
-    reason: str
+    coverage: float | None  # None: no page to measure
+    verified: bool  # 2xx and coverage >= CONTENT_COVERAGE_MIN
+    found: str  # one line: "page holds 61% of the article (...)", "GET answered 404", ...

@@ -1,7 +1,8 @@
 """register: register a verified publication; the number CT-YYYYMMDD-NNN is made by code, never by the model.
 
-The publication's URL is HEAD-checked again right before registering: a post removed since it was
-published is refused, and so is one on a host outside the whitelist. A publication registered
+The publication's page is checked again right before registering (capabilities.verify, as publish does):
+a post removed, cut short or replaced since it was published is refused with what its page holds
+("page holds 61% of the article"), and so is one on a host outside the whitelist. A publication registered
 before (by an earlier attempt or run) is answered with its recorded number, without a new check.
 """
 
@@ -14,7 +15,7 @@ from pydantic import Field
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
 from capabilities.errors import ToolRejected
 from capabilities.records import PublicationRecord
-from capabilities.verify import head_check
+from capabilities.verify import verify_publication
 
 
 class RegisterArgs(StrictArgs):
@@ -53,10 +54,11 @@ class Register(Capability[RegisterArgs, RegisterPlan]):
         registration = ctx.store.registration_for(publication.id)
         replayed = registration is not None
         if registration is None:
-            head = head_check(ctx.http, publication.url, ctx.settings.publish_domain_whitelist)
-            ctx.store.record_head(publication.id, head.status, head.verified)
-            if not head.verified:
-                raise ToolRejected(f"publication {publication.id} is not verified online: {head.reason}")
+            version = ctx.store.draft_version(publication.draft_version_id)
+            assert version is not None  # a publication always has the draft version it published
+            checked = verify_publication(ctx, publication, version)
+            if checked.verified_at is None:
+                raise ToolRejected(f"publication {publication.id} is not verified: {checked.content_found}")
             registration = ctx.store.add_registration(publication.id)
         payload = {"registration_number": registration.number, "publication_id": publication.id, "replayed": replayed}
         return ToolResult(payload, f"registered {registration.number}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from capabilities.records import DraftVersionRecord, PublicationRecord, RegistrationRecord, TopicRecord
+from capabilities.records import ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, TopicRecord
 
 
 class Store(Protocol):
@@ -31,7 +31,7 @@ class Store(Protocol):
         self, *, topic_id: int, draft_version_id: int, target: str, key: str, digest: str
     ) -> None: ...
     def complete_publication(self, *, key: str, external_id: str, url: str) -> PublicationRecord: ...
-    def record_head(self, publication_id: int, status: int | None, verified: bool) -> PublicationRecord: ...
+    def record_check(self, publication_id: int, check: ContentCheck, digest: str) -> PublicationRecord: ...
 
     # registrations
     def registration_for(self, publication_id: int) -> RegistrationRecord | None: ...

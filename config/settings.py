@@ -115,6 +115,10 @@ class Settings(BaseSettings):
     wordpress_url: str | None = None
     wordpress_user: str | None = None
     wordpress_app_password: SecretStr | None = None
+    # verification: a GET of the published page must hold this share of the article (capabilities.verify)
+    content_coverage_min: float = Field(0.98, gt=0, le=1)
+    page_max_bytes: int = Field(5_000_000, ge=1024)  # a page larger than this is not read, and not verified
+    preview_dir: Path = Path("var/preview")  # factline run --dry-run renders the page here
 
     # logging (both case-insensitive; NO_COLOR, the cross-tool convention, is read by pipeline.logs)
     log_format: Literal["text", "json"] = "text"

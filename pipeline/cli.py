@@ -18,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from config import ConfigError, load_pipelines, select
 from pipeline import pipelines_cli
-from pipeline.commands import daemon, db, diff, guard, model, probe, report, run, runs, web
+from pipeline.commands import daemon, db, diff, guard, model, probe, report, run, runs, site, web
 from pipeline.commands.common import CommandError, Handler, stdout_closed
 from pipeline.workers import cli as worker_cli
 
@@ -33,6 +33,7 @@ COMMANDS = (
     model.register,
     db.register,
     web.register,
+    site.register,
     pipelines_cli.register_pipelines,
     pipelines_cli.register_config,
     worker_cli.register,

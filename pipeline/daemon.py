@@ -41,6 +41,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from loguru import logger
 from sqlalchemy.orm import Session, sessionmaker
 
+from capabilities.targets import LocalTarget
 from config import ConfigError, Settings
 from pipeline.alerts import Alert, no_publication_alert, run_alert
 from config.cron import cron_trigger, tick_time, time_zone
@@ -228,9 +229,14 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
                                 reconcile_seconds=settings.celery_reconcile_seconds,
                                 heartbeat_seconds=settings.run_heartbeat_seconds)
             runtimes = None
+            sites = []
+            if any(p.publish_target == "local" for p in pipelines):  # the workers publish, the daemon serves
+                sites = [stack.enter_context(LocalTarget(settings.local_site_dir, settings.local_site_host,
+                                                         settings.local_site_port))]
         else:
             runtimes = stack.enter_context(open_runtimes(pipelines, stop))
             sessions, sender = next(iter(runtimes.values())).sessions, None
+            sites = [r.target for r in runtimes.values() if isinstance(r.target, LocalTarget)]
         with sessions.begin() as s:
             if stale := interrupt_stale_runs(s):
                 logger.warning("daemon.interrupted_stale_runs", run_ids=stale)
@@ -250,6 +256,9 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
             dashboard = stack.enter_context(WebServer(build_app(settings, sessions), settings.web_host,
                                                       settings.web_port))
             announce(f"factline daemon: dashboard at {dashboard.url}/")
+        for site in {id(site): site for site in sites}.values():
+            if site.serving:
+                announce(f"factline daemon: local site at {site.base_url} ({site.site_dir})")
         scheduler = _scheduler(settings, len(pipelines))
         for p in pipelines:
             tick, report = triggers[p.pipeline]

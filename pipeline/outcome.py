@@ -30,6 +30,7 @@ class Verdict(StrEnum):
     """A run's verdict, judged from the ledger (pipeline.ledger.queries.judge) or set by a stop rule."""
 
     success = "success"
+    previewed = "previewed"  # factline run --dry-run: drafted, humanized and rendered to var/preview/, nothing published
     error = "error"
     interrupted = "interrupted"
     hallucinated = "hallucinated"
@@ -48,6 +49,7 @@ class Verdict(StrEnum):
 
 EXIT_CODES: dict[Verdict, int] = {
     Verdict.success: 0,
+    Verdict.previewed: 0,
     Verdict.error: 1,
     Verdict.interrupted: 130,
     Verdict.hallucinated: 3,

@@ -21,6 +21,8 @@ def format_run(detail: RunDetail, now: datetime | None = None) -> str:
     for call in detail.tool_calls:
         reason = f" [{call.reason}]" if call.reason else ""
         lines.append(f"  {call.seq:>2}. {call.name:<12} {call.outcome}{reason}")
+    for pub in detail.publications:
+        lines.append(f"  published {pub.url}: {_checked(pub.verified_at, pub.found)}")
     for reg in detail.registrations:
         lines.append(f"  registered {reg.number} for {reg.url}")
     if detail.nudges:
@@ -34,11 +36,18 @@ def format_run(detail: RunDetail, now: datetime | None = None) -> str:
     return "\n".join(lines)
 
 
+def _checked(verified_at: datetime | None, found: str | None) -> str:
+    """What the ledger knows of a page: when a check found the article on it, never a present-tense "online"."""
+    if verified_at is not None:
+        return f"verified at {verified_at.astimezone(timezone.utc):%Y-%m-%d %H:%M:%S} UTC" + (f" ({found})" if found else "")
+    return f"NOT verified: {found}" if found else "NOT verified"
+
+
 def format_day(day: DayLedger) -> str:
     """Every figure comes from ledger rows (pipeline.ledger.daily)."""
-    online = [p for p in day.publications if p.verified]
+    verified = [p for p in day.publications if p.verified]
     if day.publications:
-        first = (f"{day.day} ({day.time_zone}): {len(day.publications)} publications, {len(online)} verified online, "
+        first = (f"{day.day} ({day.time_zone}): {len(day.publications)} publications, {len(verified)} verified, "
                  f"{sum(p.registration_number is not None for p in day.publications)} registered")
     else:
         first = f"{day.day} ({day.time_zone}): no publications"
@@ -47,8 +56,8 @@ def format_day(day: DayLedger) -> str:
     if day.publications:
         lines.append("publications:")
         for p in day.publications:
-            state = "online" if p.verified else "NOT verified"
-            lines.append(f"  run {p.run_id}: {p.url} [{state}] registration {p.registration_number or '-'}")
+            lines.append(f"  run {p.run_id}: {p.url} [{_checked(p.verified_at, p.content_found)}] "
+                         f"registration {p.registration_number or '-'}")
     if day.failures:
         lines.append("failures:")
         for f in day.failures:

@@ -4,30 +4,38 @@
 
 The loop ends when business state says the job is done (a report after a verified registration)
 or a stop rule fires. "The model stopped calling tools" is never success by itself.
+
+A dry run (``factline run --dry-run``) offers the model only the steps up to humanize (PREVIEW_STEPS),
+is done once a humanized version exists, and renders that version to PREVIEW_DIR as the page it would
+be: nothing is published or registered, and the ledger's run row says ``dry_run``.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from loguru import logger
 from sqlalchemy.exc import IntegrityError
 
 from capabilities import CATALOG
-from capabilities.base import CapabilityContext
-from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION, SYSTEM_PROMPT, TOOLS, USER_PROMPT
+from capabilities.base import Capability, CapabilityContext
+from capabilities.records import Article
+from capabilities.render import render_markdown
+from capabilities.targets.site import write_preview
+from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION, USER_PROMPT, system_prompt, tool_schemas
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
 from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.outbox import settle_outbox
-from pipeline.ledger.queries import is_success, judge
+from pipeline.ledger.queries import humanized_version, is_done, judge, unverified_reason
 from pipeline.ledger.store import LedgerStore
 from pipeline.model import ChatModel, LLMUnavailable, make_chat_model
 from pipeline.outcome import (
@@ -47,6 +55,9 @@ from pipeline.runtime import Runtime
 from pipeline.turns import Turn
 
 
+PREVIEW_STEPS = ("pick_topic", "write_draft", "humanize")
+
+
 class TickAlreadyClaimed(PipelineError):
     """Another replica already holds the run of this scheduled tick."""
 
@@ -58,6 +69,7 @@ class RunResult:
     seconds: float
     stop_reason: str | None
     error: str | None
+    preview: Path | None = None  # a dry run's page, rendered to PREVIEW_DIR
 
     @property
     def exit_code(self) -> int:
@@ -78,13 +90,16 @@ class AgentLoop:
     """The decisions of one run, as named steps."""
 
     def __init__(self, runtime: Runtime, journal: RunJournal, llm: ChatModel, gateway: Gateway, usage: RunUsage,
-                 cancel: threading.Event) -> None:
+                 cancel: threading.Event, catalog: Mapping[str, Capability[Any, Any]] = CATALOG) -> None:
         self.rt, self.journal, self.llm, self.gateway, self.usage, self.cancel = runtime, journal, llm, gateway, usage, cancel
         self.settings = runtime.settings
+        self.tools = tool_schemas(catalog)
+        self.missing = ("verified registration and report" if "register" in catalog
+                        else f"a {list(catalog)[-1]} result")  # what a continue prompt says is missing
         self.nudges = 0
         self.continues = 0
         self.messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": USER_PROMPT}]
+            {"role": "system", "content": system_prompt(catalog)}, {"role": "user", "content": USER_PROMPT}]
 
     def run(self) -> None:
         turn_no = self.journal.last_turn()  # a continued run numbers its turns on
@@ -92,7 +107,7 @@ class AgentLoop:
             self._check_cancel()
             self.usage.check_before_turn()
             turn_no += 1
-            turn = self.llm.next_turn(self.messages, TOOLS)
+            turn = self.llm.next_turn(self.messages, self.tools)
             self.journal.turn(turn_no, turn.text, len(turn.calls), turn.tokens)
             self.messages.append(turn.message)
             ok_calls = self._dispatch_all(turn_no, turn)
@@ -124,13 +139,13 @@ class AgentLoop:
             if nudge := self._guard(turn_no, turn.text):
                 return nudge
         with self.rt.sessions() as s:
-            if is_success(s, self.journal.run_id):
+            if is_done(s, self.journal.run_id):
                 return Finished()
         if turn.calls:
             return RunAgain(None)
         if self.continues < self.settings.agent_max_continue_prompts:
             self.continues += 1
-            missing = "verified registration and report"
+            missing = self.missing
             self.journal.nudge(turn_no, NudgeKind.continue_, missing)
             logger.info("run.continue_prompt", count=self.continues)
             return RunAgain(CONTINUE_NUDGE.format(missing=missing))
@@ -165,23 +180,30 @@ def run_once(
     cancel: threading.Event | None = None,
     sleep: Callable[[float], None] = time.sleep,
     run_id: int | None = None,
+    dry_run: bool = False,
 ) -> RunResult:
     """Run the pipeline once and return its verdict, judged from the ledger.
 
     ``run_id`` continues a run that is already open (a tick claimed by the scheduler and taken by a
     Celery worker, perhaps after another worker died in it): its rows stay, its calls go on numbering,
-    and the idempotency keys replay what it already did.
+    and the idempotency keys replay what it already did. ``dry_run`` previews instead of publishing.
     """
     started = time.monotonic()
     if run_id is None:
-        run_id = _open_run(runtime, trigger, scheduled_for)
+        run_id = _open_run(runtime, trigger, scheduled_for, dry_run)
     with logger.contextualize(run_id=run_id, pipeline=runtime.settings.pipeline):
         logger.info("run.started", trigger=trigger, model=runtime.endpoint.model, mode=runtime.endpoint.mode)
         journal = RunJournal(runtime.sessions, run_id, runtime.redact)
         runtime.deadline.start(runtime.settings.run_max_seconds)  # enforced in flight by every HTTP client
+        catalog = {name: CATALOG[name] for name in PREVIEW_STEPS} if dry_run else CATALOG
+        preview = None
         try:  # every way out closes the run row: a stop rule, a crash, a signal
-            settle_outbox(runtime.sessions, runtime.target, runtime.settings.pipeline)
-            stop_verdict, stop_reason, error = _run_loop(_agent_loop(runtime, journal, topic, cancel, sleep), journal)
+            if not dry_run:  # a preview sends nothing to the target; settling is for runs that publish
+                settle_outbox(runtime.sessions, runtime.target, runtime.settings.pipeline)
+            loop = _agent_loop(runtime, journal, topic, cancel, sleep, catalog)
+            stop_verdict, stop_reason, error = _run_loop(loop, journal)
+            if dry_run and stop_verdict is None:
+                preview = _render_preview(runtime, journal.run_id)
         except (Interrupted, KeyboardInterrupt) as exc:
             name = exc.signal.name if isinstance(exc, Interrupted) else "SIGINT"
             detail = f"{name} arrived during a step; stopped there"
@@ -196,15 +218,16 @@ def run_once(
             journal.event(EventKind.stop, verdict=Verdict.error, reason="crash", detail=error)
         finally:
             runtime.deadline.clear()
-        verdict = _close(runtime, journal, stop_verdict, stop_reason, error)
+        verdict, error = _close(runtime, journal, stop_verdict, stop_reason, error)
         seconds = time.monotonic() - started
         logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
-        return RunResult(run_id, verdict, seconds, stop_reason, runtime.redact(error) if error else None)
+        return RunResult(run_id, verdict, seconds, stop_reason, runtime.redact(error) if error else None,
+                         preview if verdict == Verdict.previewed else None)
 
 
 def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel: threading.Event | None,
-                sleep: Callable[[float], None]) -> AgentLoop:
-    """The run's loop with its model, gateway and budget, wired to the journal."""
+                sleep: Callable[[float], None], catalog: Mapping[str, Capability[Any, Any]]) -> AgentLoop:
+    """The run's loop with its model, gateway and budget, wired to the journal; ``catalog`` the tools it offers."""
     usage = RunUsage(RunBudget.from_settings(runtime.settings))
     usage.tokens = journal.tokens_used()
 
@@ -221,21 +244,42 @@ def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel
     store = LedgerStore(runtime.sessions, journal.run_id, runtime.settings.pipeline)
     ctx = CapabilityContext(run_id=journal.run_id, settings=runtime.settings, store=store,
                             http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
-    gateway = Gateway(CATALOG, ctx, journal, usage, runtime.policy, sleep=sleep)
-    return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event())
+    gateway = Gateway(dict(catalog), ctx, journal, usage, runtime.policy, sleep=sleep)
+    return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event(), catalog)
 
 
 def _close(runtime: Runtime, journal: RunJournal, stop_verdict: Verdict | None, stop_reason: str | None,
-           error: str | None) -> Verdict:
-    """Judge the run from the ledger and close its row (status, verdict, reason, error): the one place."""
+           error: str | None) -> tuple[Verdict, str | None]:
+    """Judge the run from the ledger and close its row (status, verdict, reason, error): the one place.
+
+    An unverified run's error is what the checks of its pages found ("page holds 61% of the article")."""
     with runtime.sessions() as s:
         verdict = judge(s, journal.run_id, stop_verdict)
+        if verdict == Verdict.unverified and error is None:
+            error = unverified_reason(s, journal.run_id)
     status = RunStatus.interrupted if verdict == Verdict.interrupted else RunStatus.finished
     journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
-    return verdict
+    return verdict, error
 
 
-def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None) -> int:
+def _render_preview(runtime: Runtime, run_id: int) -> Path | None:
+    """The page the run's humanized version would be, in PREVIEW_DIR (the local site's layout, whatever the
+    target); None when the run made no humanized version."""
+    with runtime.sessions() as s:
+        version_id = humanized_version(s, run_id)
+    store = LedgerStore(runtime.sessions, run_id, runtime.settings.pipeline)
+    version = store.draft_version(version_id) if version_id is not None else None
+    if version is None:
+        return None
+    topic = store.topic(version.topic_id)
+    article = Article(version.title, version.body, f"preview:run-{run_id}", topic.title if topic else "",
+                      runtime.settings.language)
+    path = write_preview(runtime.settings.preview_dir, f"run-{run_id}", article, render_markdown(version.body))
+    logger.info("run.previewed", path=str(path))
+    return path
+
+
+def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None, dry_run: bool = False) -> int:
     endpoint = runtime.endpoint
     try:
         with runtime.sessions.begin() as s:
@@ -243,7 +287,7 @@ def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None) ->
             return ledger_journal.open_run(
                 s, trigger=trigger, scheduled_for=scheduled_for, pipeline=runtime.settings.pipeline,
                 model=endpoint.model, prompt_version=PROMPT_VERSION, catalog_version=CATALOG_VERSION,
-                tool_call_mode=endpoint.mode)
+                tool_call_mode=endpoint.mode, dry_run=dry_run)
     except IntegrityError as exc:
         raise TickAlreadyClaimed(f"tick {scheduled_for} is already claimed") from exc
 

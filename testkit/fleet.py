@@ -216,7 +216,7 @@ class Fleet:
             if mine:
                 expected = {mine[0] + timedelta(seconds=i) for i in range(int((mine[-1] - mine[0]).total_seconds()) + 1)}
                 gaps += [f"{name} {t:%H:%M:%S}" for t in sorted(expected - set(mine))]
-        pages = {p.stem for p in self.site.glob("*.html")}
+        pages = {p.stem for p in self.site.glob("a-*.html")}
         rows = {external_id for external_id, _, _ in pubs}
         all_ticks = sorted(_utc(t) for _, t in ticks)
         return Audit(pipelines=len(self.names), ticks=len(ticks), gaps=gaps, verdicts=verdicts, unclosed=unclosed,

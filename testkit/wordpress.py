@@ -55,6 +55,11 @@ class WordPress:
 
     def clear_fault(self) -> None:
         self.ctl("fault-clear")
+        self.ctl("content-fault-clear")
+
+    def set_content_fault(self, kind: str) -> None:
+        """Pages show every post changed: 'truncate' (first 40%), 'replace' (another article), 'strip-pre'."""
+        self.ctl("content-fault", kind)
 
     def fpm(self, action: str) -> None:
         """php-fpm master and workers: 'kill' (SIGKILL), 'stop' (SIGSTOP), 'cont' (SIGCONT), 'restart'."""
@@ -116,7 +121,7 @@ class WordPress:
         raise RuntimeError(f"WordPress at {self.url} did not recover within {seconds} s ({last})")
 
     def restore(self) -> None:
-        """Undo every fault: clear the fault file, resume or restart php-fpm, start MariaDB, wait for REST."""
+        """Undo every fault: clear the fault files, resume or restart php-fpm, start MariaDB, wait for REST."""
         self.clear_fault()
         self.ctl("fpm", "restart")   # SIGCONTs a stopped php-fpm, starts a killed one
         self.db("start")

@@ -66,7 +66,7 @@ def day(*publications: DayPublication, verdicts: dict[str, int] | None = None) -
 
 def test_a_day_with_nothing_online_alerts_once_for_that_day() -> None:
     """No publication, or only ones never verified online: an alert keyed by the day, with the day's verdicts."""
-    alert = no_publication_alert(day(DayPublication(3, "http://127.0.0.1/x", False, None)))
+    alert = no_publication_alert(day(DayPublication(3, "http://127.0.0.1/x", None, "GET answered 404", None)))
     assert alert is not None and alert.key == "no_publication:2026-01-31"
     assert alert.body["text"] == ("factline: nothing published online on 2026-01-31 (Asia/Shanghai); "
                                   "3 runs (error 1, unavailable 2)")
@@ -76,5 +76,6 @@ def test_a_day_with_nothing_online_alerts_once_for_that_day() -> None:
 
 def test_a_day_with_a_publication_online_does_not_alert() -> None:
     """One verified publication is enough."""
-    online = DayPublication(4, "http://127.0.0.1/y", True, "CT-20260131-001")
-    assert no_publication_alert(day(online, replace(online, verified=False))) is None
+    online = DayPublication(4, "http://127.0.0.1/y", datetime(2026, 1, 31, 6, tzinfo=timezone.utc), "page holds 100% of the article",
+                            "CT-20260131-001")
+    assert no_publication_alert(day(online, replace(online, verified_at=None))) is None

@@ -32,7 +32,7 @@ def test_publish_is_not_repeated_after_nudge(settings: Settings, model: Scripted
     assert result.verdict == "success"
     publishes = [c for c in detail.tool_calls if c.name == "publish"]
     assert [c.outcome for c in publishes] == ["ok", "dedup"]
-    assert len(list((settings.local_site_dir).glob("*.html"))) == 1
+    assert len(list((settings.local_site_dir).glob("a-*.html"))) == 1
     assert _count(settings, Publication) == 1
 
 
@@ -58,7 +58,7 @@ def test_run_restarted_after_a_crash_resumes_without_publishing_twice(settings: 
     assert topics[0] == topics[1]
     publish = next(c for c in detail.tool_calls if c.name == "publish")
     assert publish.result["replayed"] is True
-    assert len(list(settings.local_site_dir.glob("*.html"))) == 1
+    assert len(list(settings.local_site_dir.glob("a-*.html"))) == 1
     assert _count(settings, Publication) == 1 and _count(settings, Registration) == 1
 
 

@@ -196,7 +196,7 @@ def test_two_pipelines_publish_the_same_title_once_each(config_file, model: Scri
             keys = sorted(s.scalars(select(Publication.idempotency_key)))
             assert [k.split(":")[1] for k in keys] == ["blog-zh", "news"]
             assert sorted(s.scalars(select(Run.pipeline))) == ["blog-zh", "news", "news"]
-    assert len(list((tmp_path / "site").glob("*.html"))) == 2
+    assert len(list((tmp_path / "site").glob("a-*.html"))) == 2
     zh_prompts = [r for r in model.requests if "Simplified Chinese" in json.dumps(r, ensure_ascii=False)]
     assert zh_prompts, "the zh pipeline asks for articles in Chinese"
 

@@ -51,12 +51,12 @@ def test_wrong_application_password_stops_at_the_first_request(wp: WordPress, tm
 
 
 def test_post_trashed_before_register_is_unverified_and_not_registered(wp: WordPress, tmp_path: Path) -> None:
-    """A post trashed after publish answers HEAD 404 at register: refused, verdict unverified, exit 4."""
+    """A post trashed after publish answers GET 404 at register: refused, verdict unverified, exit 4."""
     check("post_trashed_before_register", wp, tmp_path)
 
 
 def test_link_outside_the_whitelist_is_never_requested(wp: WordPress, tmp_path: Path) -> None:
-    """With only 'localhost' whitelisted, the 127.0.0.1 link gets no HEAD at all and stays unverified (exit 4)."""
+    """With only 'localhost' whitelisted, the 127.0.0.1 link is never requested (no GET of the page) and stays unverified (exit 4)."""
     check("link_outside_whitelist_is_never_requested", wp, tmp_path)
 
 

@@ -40,7 +40,7 @@ def test_report_lists_publications_registrations_and_failures_from_the_ledger(ru
     with runtime.sessions() as s:
         text = format_day(day_ledger(s, today, UTC))
     lines = text.splitlines()
-    assert lines[0] == f"{today} (UTC): 1 publications, 1 verified online, 1 registered"
+    assert lines[0] == f"{today} (UTC): 1 publications, 1 verified, 1 registered"
     assert lines[1] == "runs: 2 (hallucinated 1, success 1)"
     assert lines[2] == "hallucinations caught: 3"
     assert f"run {good.run_id}: http://127.0.0.1:" in text and "registration CT-" in text

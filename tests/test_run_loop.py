@@ -21,7 +21,7 @@ def test_happy_path_publishes_verifies_and_registers(runtime: Runtime, model: Sc
         publication = s.scalars(select(Publication)).one()
         registration = s.scalars(select(Registration)).one()
         detail = run_detail(s, result.run_id)
-    assert publication.verified_at is not None and publication.head_status == 200
+    assert publication.verified_at is not None and publication.http_status == 200
     assert registration.publication_id == publication.id
     assert registration.number.startswith("CT-") and len(registration.number) == len("CT-20260101-001")
     assert [c.name for c in detail.tool_calls] == ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
@@ -59,7 +59,7 @@ def test_link_outside_the_whitelist_is_never_requested(runtime: Runtime, model: 
     assert (result.verdict, result.exit_code) == ("unverified", 4)
     with runtime.sessions() as s:
         publication = s.scalars(select(Publication)).one()
-        assert publication.head_status is None and publication.verified_at is None
+        assert publication.http_status is None and publication.verified_at is None
         assert s.scalar(select(func.count()).select_from(Registration)) == 0
 
 

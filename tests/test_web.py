@@ -146,7 +146,7 @@ def test_publications_show_verification_and_registration(web, ledger) -> None:
     view = web.get("/api/publications").json()
     assert [p["run_id"] for p in view["publications"]] == [ledger.digest, ledger.detours, ledger.success]
     first = view["publications"][0]
-    assert first["head_status"] == 200 and first["verified_at"] and first["registration"].startswith("CT-")
+    assert first["http_status"] == 200 and first["verified_at"] and first["registration"].startswith("CT-")
     assert [p["run_id"] for p in web.get("/api/publications", params={"model": "scripted-b"}).json()
             ["publications"]] == [ledger.detours]
 

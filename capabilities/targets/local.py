@@ -1,16 +1,14 @@
-"""The embedded default target: articles become HTML files served over HTTP on 127.0.0.1.
+"""The embedded default target: articles become pages of a small static site served on 127.0.0.1.
 
 The file name is derived from the idempotency key, so ``lookup`` finds an article an earlier
-attempt already wrote. The HTTP server lives as long as the target is open (the run, or the daemon).
+attempt already wrote. While the target is open it serves LOCAL_SITE_DIR (capabilities.targets.site)
+unless another factline process already does on that port (``factline site serve``, the daemon):
+``serving`` tells which, so ``factline run`` can say when its pages stop being served.
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
-import threading
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 
@@ -18,22 +16,8 @@ from loguru import logger
 
 from capabilities.errors import ToolFailed
 from capabilities.records import Article, PublishedItem
-from capabilities.targets.markup import markdown_to_html
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    disable_nagle_algorithm = True
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-        return None
-
-
-def render_html(article: Article) -> str:
-    """A small, escaped HTML page: '#' lines become headings, blank lines separate paragraphs."""
-    parts = [f"<!doctype html><meta charset=utf-8><title>{html.escape(article.title)}</title>",
-             f"<h1>{html.escape(article.title)}</h1>"]
-    parts.extend(markdown_to_html(article.body_markdown))
-    return "\n".join(parts) + "\n"
+from capabilities.render import render_markdown
+from capabilities.targets.site import SiteServer, write_article
 
 
 class LocalTarget:
@@ -43,44 +27,50 @@ class LocalTarget:
         self.site_dir = site_dir
         self.host = host
         self.port = port
-        self._server: ThreadingHTTPServer | None = None
+        self._server: SiteServer | None = None
+
+    @property
+    def serving(self) -> bool:
+        """Whether this process serves the site (False: another process had the port when it opened)."""
+        return self._server is not None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
 
     def __enter__(self) -> LocalTarget:
         self.site_dir.mkdir(parents=True, exist_ok=True)
-        handler = partial(_QuietHandler, directory=str(self.site_dir))
+        server = SiteServer(self.site_dir, self.host, self.port)
         try:
-            self._server = ThreadingHTTPServer((self.host, self.port), handler)
+            self._server = server.__enter__()
         except OSError as exc:
             logger.warning("local_site.port_in_use", host=self.host, port=self.port, error=str(exc))
             return self  # another factline process serves the site; verification will tell
-        self.port = self._server.server_address[1]
-        threading.Thread(target=self._server.serve_forever, name="local-site", daemon=True).start()
-        logger.info("local_site.serving", url=f"http://{self.host}:{self.port}/", dir=str(self.site_dir))
+        self.port = server.port
+        logger.info("local_site.serving", url=self.base_url, dir=str(self.site_dir))
         return self
 
-    def __exit__(self, *exc: tuple[type[BaseException] | None, BaseException | None, TracebackType | None]) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.__exit__(exc_type, exc, tb)
+            self._server = None
 
     @staticmethod
-    def _slug(key: str) -> str:
+    def slug(key: str) -> str:
         return "a-" + hashlib.sha256(key.encode()).hexdigest()[:16]
 
     def _item(self, slug: str) -> PublishedItem:
-        return PublishedItem(url=f"http://{self.host}:{self.port}/{slug}.html", external_id=slug)
+        return PublishedItem(url=f"{self.base_url}{slug}.html", external_id=slug)
 
     def lookup(self, idempotency_key: str) -> PublishedItem | None:
-        slug = self._slug(idempotency_key)
+        slug = self.slug(idempotency_key)
         return self._item(slug) if (self.site_dir / f"{slug}.html").exists() else None
 
     def publish(self, article: Article) -> PublishedItem:
-        slug = self._slug(article.idempotency_key)
-        final = self.site_dir / f"{slug}.html"
-        partial_file = final.with_suffix(".tmp")
+        slug = self.slug(article.idempotency_key)
         try:
-            partial_file.write_text(render_html(article), encoding="utf-8")
-            partial_file.replace(final)  # atomic: never a half-written page
+            write_article(self.site_dir, slug, article, render_markdown(article.body_markdown), self.base_url)
         except OSError as exc:
-            raise ToolFailed(f"local target cannot write {final}: {exc}") from exc
+            raise ToolFailed(f"local target cannot write {self.site_dir / slug}.html: {exc}") from exc
         return self._item(slug)

@@ -25,7 +25,7 @@ from pydantic import SecretStr
 from capabilities.errors import AuthFailed, ToolFailed
 from capabilities.httperrors import raise_for_status, transport_error
 from capabilities.records import Article, PublishedItem
-from capabilities.targets.markup import markdown_to_html
+from capabilities.render import render_markdown
 from config import Settings
 
 POSTS_PATH = "/wp-json/wp/v2/posts"
@@ -39,14 +39,17 @@ def slug_for(idempotency_key: str) -> str:
 
 
 def render_post(article: Article) -> dict[str, str]:
-    """The REST fields of a post: title and body escaped, so nothing in them becomes live markup.
+    """The REST fields of a post: the title escaped, the body rendered by capabilities.render (raw HTML off).
 
     WordPress does not filter HTML for an administrator (unfiltered_html), so escaping here is the
-    only protection against markup in model-written text.
+    only protection against markup in model-written text. Square brackets are sent as character
+    references: WordPress runs shortcodes found in post content, so an article that mentions
+    ``[gallery]`` or ``[embed]`` would otherwise show a gallery or an embed instead of its words
+    (tests/corpus/shortcodes.md). A browser shows ``&#91;`` as ``[``.
     """
     return {
         "title": html.escape(article.title, quote=False),
-        "content": "\n".join(markdown_to_html(article.body_markdown)),
+        "content": render_markdown(article.body_markdown).replace("[", "&#91;").replace("]", "&#93;"),
         "status": "publish",
         "slug": slug_for(article.idempotency_key),
     }

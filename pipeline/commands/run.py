@@ -6,11 +6,14 @@ import argparse
 import signal
 import textwrap
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from config import Settings
 from pipeline.commands.common import add_command, emit
 from pipeline.localmodel.weights import QWEN_CODER_05B
+
+if TYPE_CHECKING:
+    from capabilities.targets import LocalTarget
 
 RUN_SETTINGS = ("*", "!PROBE_*", "!SCHEDULE_*", "!REPORT_CRON", "!ALERT_*", "!METRICS_*")
 
@@ -41,14 +44,19 @@ def register(sub: Any) -> None:
                       examples=["factline run",
                                 "factline run --topic 'Heat pumps in old houses'",
                                 "OPENAI_BASE_URL=http://127.0.0.1:8000/v1 FACTLINE_MODEL=qwen2.5-7b factline run",
+                                "factline run --dry-run           draft and humanize, then print the preview page's path",
                                 "factline run; factline diff     the claim-vs-fact audit of that run"])
     run.add_argument("--pipeline", metavar="NAME", help="the pipeline to run (required when the pipelines file "
                                                         "has several; `factline pipelines` lists them)")
     run.add_argument("--topic", metavar="TITLE", help="use this topic instead of the next unused one from "
                                                       "TOPICS_SOURCE")
+    run.add_argument("--dry-run", action="store_true",
+                     help="topic, draft and humanize only; render the page to PREVIEW_DIR and print its path "
+                          "(nothing is published or registered; the ledger records a dry run, verdict previewed)")
 
 
 def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
+    from capabilities.targets import LocalTarget
     from pipeline.ledger.detail import run_detail
     from pipeline.report import format_run
     from pipeline.runner import run_once
@@ -56,12 +64,24 @@ def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
 
     interrupt_on_signals()
     with open_runtime(settings) as runtime:
-        result = run_once(runtime, topic=args.topic)
+        result = run_once(runtime, topic=args.topic, dry_run=args.dry_run)
         with runtime.sessions() as s:
             detail = run_detail(s, result.run_id)
-    assert detail is not None
-    emit(format_run(detail))
+        assert detail is not None
+        emit(format_run(detail))
+        if result.preview is not None:
+            emit(f"preview: {result.preview.resolve()}")
+        elif detail.publications and isinstance(runtime.target, LocalTarget):
+            emit(_site_note(runtime.target))
     return result.exit_code
+
+
+def _site_note(site: LocalTarget) -> str:
+    """Where the local site's pages are served after this command, said plainly."""
+    if site.serving:
+        return (f"note: {site.base_url} is served by this command only and stops now; "
+                f"`factline site serve` (or the daemon) serves {site.site_dir} for as long as it runs")
+    return f"note: {site.base_url} is served by another factline process (site serve or the daemon)"
 
 
 def interrupt_on_signals() -> None:

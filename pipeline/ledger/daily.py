@@ -22,8 +22,13 @@ from pipeline.outcome import Verdict
 class DayPublication:
     run_id: int
     url: str
-    verified: bool
+    verified_at: datetime | None  # when a check last found the article on the page; None: not verified
+    content_found: str | None
     registration_number: str | None
+
+    @property
+    def verified(self) -> bool:
+        return self.verified_at is not None
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,8 @@ def day_ledger(s: Session, day: date, tz: ZoneInfo, pipeline: str | None = None)
                      .order_by(Run.id)).all()
     run_ids = [r.id for r in runs]
     publications = s.execute(
-        select(Publication.run_id, Publication.url, Publication.verified_at, Registration.number)
+        select(Publication.run_id, Publication.url, Publication.verified_at, Publication.content_found,
+               Registration.number)
         .outerjoin(Registration, Registration.publication_id == Publication.id)
         .where(mine(Publication.pipeline), Publication.created_at >= start, Publication.created_at < end)
         .order_by(Publication.id)).all()
@@ -71,7 +77,8 @@ def day_ledger(s: Session, day: date, tz: ZoneInfo, pipeline: str | None = None)
     return DayLedger(
         pipeline=pipeline or "all", day=day, time_zone=str(tz), runs=len(runs),
         verdicts=dict(Counter(r.verdict or r.status for r in runs)),
-        publications=[DayPublication(p.run_id, p.url, p.verified_at is not None, p.number) for p in publications],
+        publications=[DayPublication(p.run_id, p.url, _utc(p.verified_at), p.content_found, p.number)
+                      for p in publications],
         hallucinations_caught=turns or 0,
         failures=[DayFailure(r.id, Verdict(r.verdict), r.stop_reason, r.error) for r in runs
                   if r.verdict not in (None, Verdict.success)],
@@ -79,7 +86,10 @@ def day_ledger(s: Session, day: date, tz: ZoneInfo, pipeline: str | None = None)
 
 
 def last_publication_time(s: Session, pipeline: str = "content") -> datetime | None:
-    """When the pipeline's latest registered publication was verified online (UTC; SQLite returns it naive)."""
-    when = s.scalar(select(func.max(Publication.verified_at)).where(Publication.pipeline == pipeline).join(
-        Registration, Registration.publication_id == Publication.id))
+    """When the pipeline's latest registered publication was last verified (UTC; SQLite returns it naive)."""
+    return _utc(s.scalar(select(func.max(Publication.verified_at)).where(Publication.pipeline == pipeline).join(
+        Registration, Registration.publication_id == Publication.id)))
+
+
+def _utc(when: datetime | None) -> datetime | None:
     return when.replace(tzinfo=timezone.utc) if when is not None and when.tzinfo is None else when

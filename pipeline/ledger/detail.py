@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pipeline.ledger.models import Claim, Nudge, Publication, Registration, Run, RunEvent, ToolCall
+from pipeline.ledger.queries import run_publication_ids
 from pipeline.outcome import CallOutcome, EventKind, FindingKind, NudgeKind, RunStatus, Verdict
 
 
@@ -61,6 +62,16 @@ class RegistrationRow:
 
 
 @dataclass(frozen=True)
+class PublicationRow:
+    """A publication the run made or touched, with what the last check of its page found."""
+
+    url: str
+    verified_at: datetime | None
+    content_coverage: float | None
+    found: str | None
+
+
+@dataclass(frozen=True)
 class RunDetail:
     run_id: int
     pipeline: str
@@ -80,6 +91,8 @@ class RunDetail:
     nudges: tuple[NudgeRow, ...]
     events: tuple[EventRow, ...]
     registrations: tuple[RegistrationRow, ...]
+    publications: tuple[PublicationRow, ...] = ()
+    dry_run: bool = False
 
     def hallucinations_caught(self) -> int:
         """Model turns with at least one unbacked finding, counted as pipeline.ledger.daily counts them."""
@@ -98,6 +111,7 @@ class RunDetail:
             "nudges": [vars(n) for n in self.nudges],
             "events": [{"kind": e.kind, **e.detail} for e in self.events],
             "registrations": [vars(r) for r in self.registrations],
+            "publications": [vars(p) for p in self.publications], "dry_run": self.dry_run,
         }
 
 
@@ -123,10 +137,15 @@ def run_detail(s: Session, run_id: int) -> RunDetail | None:
     registrations = tuple(RegistrationRow(number, url) for number, url in s.execute(
         select(Registration.number, Publication.url).join(Publication, Publication.id == Registration.publication_id)
         .where(Registration.run_id == run_id).order_by(Registration.id)))
+    publications = tuple(
+        PublicationRow(p.url, _utc(p.verified_at), p.content_coverage, p.content_found)
+        for p in s.scalars(select(Publication).where(Publication.id.in_(run_publication_ids(s, run_id)))
+                           .order_by(Publication.id)))
     started_at = _utc(run.started_at)
     assert started_at is not None
     return RunDetail(
         run_id=run.id, pipeline=run.pipeline, trigger=run.trigger, scheduled_for=_utc(run.scheduled_for), status=RunStatus(run.status), verdict=Verdict(run.verdict) if run.verdict else None,
         stop_reason=run.stop_reason, error=run.error, model=run.model, tool_call_mode=run.tool_call_mode,
         started_at=started_at, finished_at=_utc(run.finished_at), tokens=run.tokens_used, tool_calls=calls,
-        claims=claims, nudges=nudges, events=events, registrations=registrations)
+        claims=claims, nudges=nudges, events=events, registrations=registrations, publications=publications,
+        dry_run=run.dry_run)

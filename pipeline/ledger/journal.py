@@ -51,10 +51,10 @@ def text(value: str | None) -> str | None:
 
 def open_run(s: Session, *, trigger: str, scheduled_for: datetime | None = None, pipeline: str = "content",
              model: str | None = None, prompt_version: str | None = None, catalog_version: str | None = None,
-             tool_call_mode: str | None = None) -> int:
+             tool_call_mode: str | None = None, dry_run: bool = False) -> int:
     run = Run(trigger=trigger, scheduled_for=scheduled_for, pipeline=pipeline, model=model,
               prompt_version=prompt_version, catalog_version=catalog_version, tool_call_mode=tool_call_mode,
-              host=socket.gethostname(), pid=os.getpid())
+              host=socket.gethostname(), pid=os.getpid(), dry_run=dry_run)
     s.add(run)
     s.flush()
     return run.id

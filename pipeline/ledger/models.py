@@ -60,6 +60,7 @@ class Run(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     pipeline: Mapped[str] = mapped_column(String(64), default="content")
     trigger: Mapped[str] = mapped_column(String(16))  # manual | schedule
+    dry_run: Mapped[bool] = mapped_column(Boolean, default=False)  # factline run --dry-run: preview, nothing published
     scheduled_for: Mapped[datetime | None]
     started_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)  # the dashboard's day ranges
     finished_at: Mapped[datetime | None]
@@ -150,8 +151,11 @@ class Publication(Base):
     external_id: Mapped[str] = mapped_column(String(200))
     url: Mapped[str] = mapped_column(String(2000))
     idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
-    head_status: Mapped[int | None]
-    verified_at: Mapped[datetime | None]
+    http_status: Mapped[int | None]  # the last check's answer to GET (None: not requested, no answer)
+    verified_at: Mapped[datetime | None]  # when a check last found the article on the page; None if it did not
+    content_coverage: Mapped[float | None]  # the share of the article the page held at the last check
+    content_digest: Mapped[str | None] = mapped_column(String(64))  # sha256 of the title and body HTML sent
+    content_found: Mapped[str | None] = mapped_column(String(500))  # what the last check found, one line
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)  # the dashboard's day filter
 
 

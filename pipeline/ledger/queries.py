@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from pipeline.ledger.models import Claim, Publication, Registration, Run, RunEvent, ToolCall
+from pipeline.ledger.models import Claim, Draft, DraftVersion, Publication, Registration, Run, RunEvent, ToolCall
 from pipeline.outcome import CallOutcome, EventKind, FindingKind, Verdict
 
 
@@ -89,7 +89,7 @@ def last_run_ids(s: Session, n: int) -> list[int]:
 
 
 def is_success(s: Session, run_id: int) -> bool:
-    """A registration made in this run, for a publication verified online, and a report executed after it."""
+    """A registration made in this run, for a publication whose page was verified to hold the article, and a report executed after it."""
     registered = s.scalar(
         select(func.count()).select_from(Registration).join(Publication, Publication.id == Registration.publication_id)
         .where(Registration.run_id == run_id, Publication.verified_at.is_not(None))
@@ -104,17 +104,36 @@ def is_success(s: Session, run_id: int) -> bool:
     return bool(reported)
 
 
+def humanized_version(s: Session, run_id: int) -> int | None:
+    """The id of the latest humanized draft version this run made: what a dry run previews."""
+    return s.scalar(select(func.max(DraftVersion.id)).join(Draft, Draft.id == DraftVersion.draft_id).where(
+        Draft.run_id == run_id, DraftVersion.kind == "humanized"))
+
+
+def is_done(s: Session, run_id: int) -> bool:
+    """The business state that ends a run: a dry run's humanized version to preview, else is_success."""
+    if s.scalar(select(Run.dry_run).where(Run.id == run_id)):
+        return humanized_version(s, run_id) is not None
+    return is_success(s, run_id)
+
+
 def judge(s: Session, run_id: int, stop_verdict: Verdict | None) -> Verdict:
-    """The run's verdict from its rows. A stop rule's verdict wins; success needs the facts, never words."""
+    """The run's verdict from its rows. A stop rule's verdict wins; success needs the facts, never words.
+
+    A dry run that made a humanized version is ``previewed`` (the runner renders it to var/preview/);
+    one that did not ends like any run that stopped short.
+    """
     if stop_verdict is not None:
         return stop_verdict
+    if s.scalar(select(Run.dry_run).where(Run.id == run_id)) and humanized_version(s, run_id) is not None:
+        return Verdict.previewed
     if is_success(s, run_id):
         return Verdict.success
     diff = diffs(s, [run_id])[0]
     if diff.has_hallucinations:
         return Verdict.hallucinated
     publications = s.execute(select(Publication.verified_at).where(
-        Publication.id.in_(_run_publication_ids(s, run_id)))).all()
+        Publication.id.in_(run_publication_ids(s, run_id)))).all()
     if publications and not any(p.verified_at for p in publications):
         return Verdict.unverified
     exhausted = s.scalar(select(func.count()).select_from(ToolCall).where(
@@ -122,7 +141,15 @@ def judge(s: Session, run_id: int, stop_verdict: Verdict | None) -> Verdict:
     return Verdict.unavailable if exhausted else Verdict.incomplete
 
 
-def _run_publication_ids(s: Session, run_id: int) -> list[int]:
+def unverified_reason(s: Session, run_id: int) -> str | None:
+    """Why the run's publications are not verified, from what their last checks found (one line)."""
+    found = s.execute(select(Publication.id, Publication.content_found).where(
+        Publication.id.in_(run_publication_ids(s, run_id)), Publication.verified_at.is_(None))
+        .order_by(Publication.id)).all()
+    return "; ".join(f"publication {pid}: {what or 'not checked'}" for pid, what in found) or None
+
+
+def run_publication_ids(s: Session, run_id: int) -> list[int]:
     """Publications this run made or touched (a resumed run publishes by replaying an earlier one)."""
     made = set(s.scalars(select(Publication.id).where(Publication.run_id == run_id)))
     for result in s.scalars(select(ToolCall.result).where(

@@ -13,7 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from capabilities.records import DraftVersionRecord, PublicationRecord, RegistrationRecord, TopicRecord
+from capabilities.records import ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, TopicRecord
 from pipeline.ledger.models import Draft, DraftVersion, Publication, PublicationIntent, Registration, Run, Topic
 from pipeline.ledger.locks import writer_lock
 from pipeline.ledger.numbers import next_registration_number
@@ -33,8 +33,9 @@ def _version_record(version: DraftVersion, draft: Draft) -> DraftVersionRecord:
 def _publication_record(p: Publication) -> PublicationRecord:
     return PublicationRecord(
         id=p.id, run_id=p.run_id, topic_id=p.topic_id, draft_version_id=p.draft_version_id, target=p.target,
-        external_id=p.external_id, url=p.url, idempotency_key=p.idempotency_key, head_status=p.head_status,
-        verified_at=p.verified_at,
+        external_id=p.external_id, url=p.url, idempotency_key=p.idempotency_key, http_status=p.http_status,
+        verified_at=p.verified_at, content_coverage=p.content_coverage, content_digest=p.content_digest,
+        content_found=p.content_found,
     )
 
 
@@ -207,11 +208,14 @@ class LedgerStore:
         """The target holds the pending publication ``key``: its publications row, in the intent's transaction."""
         return complete_intent(self.sessions, key, external_id, url)
 
-    def record_head(self, publication_id: int, status: int | None, verified: bool) -> PublicationRecord:
+    def record_check(self, publication_id: int, check: ContentCheck, digest: str) -> PublicationRecord:
         with self.sessions.begin() as s:
             row = s.get_one(Publication, publication_id)
-            row.head_status = status
-            row.verified_at = datetime.now(timezone.utc) if verified else None
+            row.http_status = check.status
+            row.verified_at = datetime.now(timezone.utc) if check.verified else None
+            row.content_coverage = check.coverage
+            row.content_digest = digest
+            row.content_found = check.found[:500]
             s.flush()
             return _publication_record(row)
 

@@ -18,7 +18,8 @@ def run_summary(s: Session, run_id: int) -> dict[str, object]:
     registrations = {r.publication_id: r.number for r in s.scalars(select(Registration).where(Registration.run_id == run_id))}
     pub_ids = set(registrations) | set(s.scalars(select(Publication.id).where(Publication.run_id == run_id)))
     publications = [
-        {"publication_id": p.id, "url": p.url, "head_status": p.head_status, "online": p.verified_at is not None,
+        {"publication_id": p.id, "url": p.url, "http_status": p.http_status, "verified": p.verified_at is not None,
+         "content_coverage": p.content_coverage,
          "registration_number": registrations.get(p.id)}
         for p in s.scalars(select(Publication).where(Publication.id.in_(pub_ids)).order_by(Publication.id))
     ]

@@ -64,7 +64,7 @@ class Link:
 
     publication_id: int
     url: str
-    head_status: int | None
+    http_status: int | None
     verified_at: datetime | None
     registration: str | None
 
@@ -169,7 +169,7 @@ def run_links(s: Session, run_ids: list[int]) -> dict[int, list[Link]]:
     if not run_ids:
         return {}
     found: dict[int, dict[int, Link]] = defaultdict(dict)
-    columns = (Publication.id, Publication.url, Publication.head_status, Publication.verified_at, Registration.number)
+    columns = (Publication.id, Publication.url, Publication.http_status, Publication.verified_at, Registration.number)
     made = s.execute(select(Publication.run_id, *columns).outerjoin(
         Registration, Registration.publication_id == Publication.id).where(Publication.run_id.in_(run_ids)))
     registered = s.execute(select(Registration.run_id, *columns).join(
@@ -239,13 +239,13 @@ class PublicationLine:
     created_at: datetime
     target: str
     url: str
-    head_status: int | None
+    http_status: int | None
     verified_at: datetime | None
     registration: str | None
     registered_at: datetime | None
     run_verdict: str | None
     topic: str | None
-    content_coverage: float | None  # once the ledger records it (issue #14); None before
+    content_coverage: float | None  # None: checked before content checks existed, or no page to measure
 
 
 @dataclass(frozen=True)
@@ -259,10 +259,8 @@ class PublicationsPage:
 
 def publications_page(s: Session, filters: Filters, tz: ZoneInfo) -> PublicationsPage:
     """Publications, newest first, with their verification and registration; filters by the making run."""
-    coverage = getattr(Publication, "content_coverage", None)
     stmt = filters.run_filter(
-        select(Publication, Registration.number, Registration.created_at, Run.pipeline, Run.verdict, Topic.title,
-               *([coverage] if coverage is not None else []))
+        select(Publication, Registration.number, Registration.created_at, Run.pipeline, Run.verdict, Topic.title)
         .join(Run, Run.id == Publication.run_id).outerjoin(Topic, Topic.id == Publication.topic_id)
         .outerjoin(Registration, Registration.publication_id == Publication.id))
     if filters.verdict:
@@ -277,8 +275,8 @@ def publications_page(s: Session, filters: Filters, tz: ZoneInfo) -> Publication
         p = row[0]
         created = utc(p.created_at)
         assert created is not None
-        lines.append(PublicationLine(p.id, p.run_id, row[3], created, p.target, p.url, p.head_status, utc(p.verified_at),
-                                     row[1], utc(row[2]), row[4], row[5], row[6] if coverage is not None else None))
+        lines.append(PublicationLine(p.id, p.run_id, row[3], created, p.target, p.url, p.http_status, utc(p.verified_at),
+                                     row[1], utc(row[2]), row[4], row[5], p.content_coverage))
     pipelines = set(s.scalars(select(distinct(Run.pipeline)))) | ({filters.pipeline} if filters.pipeline else set())
     models = {m for m in s.scalars(select(distinct(Run.model))) if m} | ({filters.model} if filters.model else set())
     return PublicationsPage(filters, lines, len(rows) > PAGE_SIZE, sorted(pipelines), sorted(models))

@@ -2,6 +2,8 @@
 # Small controls over the WordPress started by wp-up.sh, for fault tests:
 #   wp-ctl.sh fault <scope> <action> [arg]   scope front|rest|all; action an HTTP status or "sleep N"
 #   wp-ctl.sh fault-clear
+#   wp-ctl.sh content-fault truncate|replace|strip-pre   pages show a changed post (mu-plugins/content-faults.php)
+#   wp-ctl.sh content-fault-clear
 #   wp-ctl.sh fpm kill|stop|cont|restart     SIGKILL / SIGSTOP / SIGCONT master+workers; restart = start if down
 #   wp-ctl.sh db stop|start                  stop / start the private MariaDB
 #   wp-ctl.sh trash <post-id>                move a post to the trash (PHP CLI, no HTTP)
@@ -13,6 +15,12 @@ case "$cmd" in
   fault)       [ $# -ge 2 ] || die "usage: wp-ctl.sh fault <front|rest|all> <status|sleep N>"
                echo "$*" >"$WP_BASE/fault.tmp" && mv "$WP_BASE/fault.tmp" "$WP_BASE/fault" ;;
   fault-clear) rm -f "$WP_BASE/fault" ;;
+  content-fault)
+    case "${1:-}" in
+      truncate|replace|strip-pre) echo "$1" >"$WP_BASE/content-fault.tmp" && mv "$WP_BASE/content-fault.tmp" "$WP_BASE/content-fault" ;;
+      *) die "usage: wp-ctl.sh content-fault truncate|replace|strip-pre" ;;
+    esac ;;
+  content-fault-clear) rm -f "$WP_BASE/content-fault" ;;
   fpm)
     case "${1:-}" in
       kill)    kill_fpm ;;
@@ -30,6 +38,7 @@ case "$cmd" in
   trash)       [ -n "${1:-}" ] || die "usage: wp-ctl.sh trash <post-id>"; helper trash "$1" ;;
   status)      for s in mysqld php-fpm nginx; do
                  if p=$(alive_pid "$WP_BASE/run/$s.pid"); then echo "$s up ($p)"; else echo "$s down"; fi; done
-               [ -f "$WP_BASE/fault" ] && echo "fault: $(cat "$WP_BASE/fault")" || echo "fault: none" ;;
-  *)           sed -n '2,9p' "$0" >&2; exit 2 ;;
+               [ -f "$WP_BASE/fault" ] && echo "fault: $(cat "$WP_BASE/fault")" || echo "fault: none"
+               [ -f "$WP_BASE/content-fault" ] && echo "content fault: $(cat "$WP_BASE/content-fault")" || echo "content fault: none" ;;
+  *)           sed -n '2,11p' "$0" >&2; exit 2 ;;
 esac

@@ -74,7 +74,7 @@ def one_megabyte_body_is_published_whole(lab: Lab) -> None:
 def emoji_and_cjk_are_published_faithfully(lab: Lab) -> None:
     post = published(lab, CJK_TITLE, CJK_BODY)
     lab.check(post["title"]["raw"] == CJK_TITLE, f"title stored as {post['title']['raw']!r}")
-    expected = "<p>日本語の段落です。🙂👍🏽</p>\n<p>한국어 문단 and 中文段落 ✅</p>"
+    expected = "<p>日本語の段落です。🙂👍🏽</p>\n<p>한국어 문단 and 中文段落 ✅</p>\n"  # markdown-it ends each block with a newline
     lab.check(post["content"]["raw"] == expected, f"content stored as {post['content']['raw']!r}")
     lab.note(f"title stored as {post['title']['raw']}")
 

@@ -5,8 +5,8 @@ live posts, one publication row). The index makes the claim a constraint; pipeli
 serializes the choice so that the constraint is not what normally decides. A ledger that already
 holds two running runs on one topic keeps the oldest running; the others are closed as interrupted.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-11-30 17:40:00
 """
 from collections.abc import Sequence
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0005"
-down_revision: str | None = "0004"
+revision: str = "0006"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -25,7 +25,7 @@ RUNNING = sa.text("status = 'running'")
 def upgrade() -> None:
     op.execute(sa.text(
         "UPDATE runs SET status = 'interrupted', verdict = 'interrupted', stop_reason = 'topic_taken', "
-        "error = 'another running run held its topic (closed by migration 0005)', finished_at = CURRENT_TIMESTAMP "
+        "error = 'another running run held its topic (closed by migration 0006)', finished_at = CURRENT_TIMESTAMP "
         "WHERE status = 'running' AND topic_id IS NOT NULL AND EXISTS (SELECT 1 FROM runs older "
         "WHERE older.status = 'running' AND older.pipeline = runs.pipeline AND older.topic_id = runs.topic_id "
         "AND older.id < runs.id)"))

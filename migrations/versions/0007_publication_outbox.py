@@ -4,8 +4,8 @@ A crash between the target's answer and the publications row used to leave a liv
 row; now the pending intent is committed first, and the next start or the next attempt settles it
 by the target's lookup by idempotency key (pipeline.ledger.outbox).
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-11-30 18:00:00
 """
 from collections.abc import Sequence
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006"
-down_revision: str | None = "0005"
+revision: str = "0007"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
