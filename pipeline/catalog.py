@@ -1,11 +1,14 @@
 """The catalog as the model sees it, derived from capabilities.CATALOG (its order is the pipeline's order).
 
     tool_schemas(catalog)   the OpenAI function tools sent with every agent turn
-    system_prompt(catalog)  the numbered list of calls, one line per capability (Capability.prompt_step)
+    system_prompt(catalog, language)  the numbered list of calls, one line per capability (Capability.prompt_step),
+                            and the language of the closing sentence (the pipeline's ``language``)
     probe_tasks, lookalikes what the probe suite asks of each tool and the decoy name it offers beside it
 
-The module constants are these for CATALOG. Runs record PROMPT_VERSION and CATALOG_VERSION; the probe
-suite keys its runs by CATALOG_VERSION, so both read them from here (neither imports the agent loop).
+The module constants are these for CATALOG. Runs record their prompt's version (PROMPT_VERSIONS[language];
+PROMPT_VERSION is English's) and CATALOG_VERSION; the probe suite keys its runs by CATALOG_VERSION, so both
+read them from here (neither imports the agent loop). The steps stay in English whatever the language: tool
+names and ids are English, and the one text the agent itself writes is its closing sentence.
 A new capability is one module in capabilities/ listed in capabilities.CATALOG: everything here follows.
 """
 
@@ -26,6 +29,7 @@ Make exactly these calls, one per answer, in this order:"""
 PROMPT_TAIL = """Use only ids that tool results gave you. Never state a result that a tool has not returned.
 Only after {last} has returned, answer with one short sentence and call no more tools."""
 USER_PROMPT = "Run today's pipeline, starting with step 1."
+CLOSING_LANGUAGE = {"en": "", "zh": "Write that sentence in Simplified Chinese (简体中文)."}  # en: unchanged since v1
 
 
 def version_of(value: Any) -> str:
@@ -37,10 +41,11 @@ def tool_schemas(catalog: Catalog) -> list[dict[str, Any]]:
     return [capability.tool_schema() for capability in catalog.values()]
 
 
-def system_prompt(catalog: Catalog) -> str:
+def system_prompt(catalog: Catalog, language: str = "en") -> str:
     """The agent's instructions: every capability's call in pipeline order, each argument with its source."""
     steps = [f"{number}. {capability.prompt_step()}" for number, capability in enumerate(catalog.values(), 1)]
-    return "\n".join([PROMPT_HEAD, *steps, PROMPT_TAIL.format(last=list(catalog)[-1])])
+    closing = [CLOSING_LANGUAGE[language]] if CLOSING_LANGUAGE[language] else []
+    return "\n".join([PROMPT_HEAD, *steps, PROMPT_TAIL.format(last=list(catalog)[-1]), *closing])
 
 
 def probe_tasks(catalog: Catalog) -> dict[str, str]:
@@ -52,8 +57,10 @@ def lookalikes(catalog: Catalog) -> dict[str, str]:
 
 
 TOOLS = tool_schemas(CATALOG)
-SYSTEM_PROMPT = system_prompt(CATALOG)
-PROMPT_VERSION = version_of(SYSTEM_PROMPT)
+SYSTEM_PROMPTS = {language: system_prompt(CATALOG, language) for language in CLOSING_LANGUAGE}
+SYSTEM_PROMPT = SYSTEM_PROMPTS["en"]
+PROMPT_VERSIONS = {language: version_of(prompt) for language, prompt in SYSTEM_PROMPTS.items()}
+PROMPT_VERSION = PROMPT_VERSIONS["en"]
 CATALOG_VERSION = version_of(TOOLS)
 PROBE_TASKS = probe_tasks(CATALOG)
 LOOKALIKES = lookalikes(CATALOG)

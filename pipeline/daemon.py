@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
-from types import FrameType
 from typing import Any
 
 
@@ -54,6 +52,7 @@ from pipeline.outcome import one_line
 from pipeline.report import format_day
 from pipeline.runner import TickAlreadyClaimed, run_once
 from pipeline.runtime import Runtime, open_runtimes
+from pipeline.stopping import on_stop_signals, wait_for_stop
 from pipeline.workers.app import make_app
 from pipeline.workers.dispatch import Schedule, TickSender
 from pipeline.web import WebServer, build_app, check_exposure
@@ -219,15 +218,15 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
     if settings.web_port:
         check_exposure(settings.web_host, settings)
     stop = threading.Event()
-    _on_signals(stop)
+    on_stop_signals(stop, before=lambda signum: logger.warning("daemon.signal", signal=signum.name))
     with ExitStack() as stack:
         if settings.executor == "celery":
             sessions = open_ledger(settings.database_url)
             schedules = [Schedule(p.pipeline, triggers[p.pipeline][0], p.schedule_misfire_grace_seconds)
                          for p in pipelines]
-            sender = TickSender(sessions, make_app(settings), settings.celery_queue, schedules,
+            sender = TickSender(sessions, make_app(pipelines), settings.celery_queue, schedules,
                                 reconcile_seconds=settings.celery_reconcile_seconds,
-                                heartbeat_seconds=settings.run_heartbeat_seconds)
+                                heartbeat_seconds=settings.run_heartbeat_seconds, stop=stop)
             runtimes = None
             sites = []
             if any(p.publish_target == "local" for p in pipelines):  # the workers publish, the daemon serves
@@ -274,7 +273,7 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
         logger.info("daemon.started", executor=settings.executor, pipelines=[p.pipeline for p in pipelines],
                     next_ticks={p.pipeline: str(scheduler.get_job(f"tick:{p.pipeline}").next_run_time)
                                 for p in pipelines})
-        stop.wait()
+        wait_for_stop(stop)
         healthy.clear()
         logger.info("daemon.stopping")
         scheduler.shutdown(wait=False)
@@ -310,12 +309,3 @@ def _log_skipped(event: JobExecutionEvent | JobSubmissionEvent) -> None:
     else:
         logger.warning("tick.busy", job=event.job_id, scheduled_for=str(event.scheduled_run_times[-1]),
                        reason="the previous run of this job is still going")
-
-
-def _on_signals(stop: threading.Event) -> None:
-    def handle(signum: int, _frame: FrameType | None) -> None:
-        logger.warning("daemon.signal", signal=signal.Signals(signum).name)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, handle)
-    signal.signal(signal.SIGINT, handle)

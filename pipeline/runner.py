@@ -28,7 +28,7 @@ from capabilities.base import Capability, CapabilityContext
 from capabilities.records import Article
 from capabilities.render import render_markdown
 from capabilities.targets.site import write_preview
-from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION, USER_PROMPT, system_prompt, tool_schemas
+from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS, USER_PROMPT, system_prompt, tool_schemas
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
@@ -99,7 +99,8 @@ class AgentLoop:
         self.nudges = 0
         self.continues = 0
         self.messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system_prompt(catalog)}, {"role": "user", "content": USER_PROMPT}]
+            {"role": "system", "content": system_prompt(catalog, self.settings.language)},
+            {"role": "user", "content": USER_PROMPT}]
 
     def run(self) -> None:
         turn_no = self.journal.last_turn()  # a continued run numbers its turns on
@@ -286,8 +287,8 @@ def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None, dr
             ledger_journal.interrupt_stale_runs(s)
             return ledger_journal.open_run(
                 s, trigger=trigger, scheduled_for=scheduled_for, pipeline=runtime.settings.pipeline,
-                model=endpoint.model, prompt_version=PROMPT_VERSION, catalog_version=CATALOG_VERSION,
-                tool_call_mode=endpoint.mode, dry_run=dry_run)
+                model=endpoint.model, prompt_version=PROMPT_VERSIONS[runtime.settings.language],
+                catalog_version=CATALOG_VERSION, tool_call_mode=endpoint.mode, dry_run=dry_run)
     except IntegrityError as exc:
         raise TickAlreadyClaimed(f"tick {scheduled_for} is already claimed") from exc
 

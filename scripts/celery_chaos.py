@@ -8,14 +8,13 @@ Phase "steady": one scheduler, three workers (2 slots each), PostgreSQL, RabbitM
 Phase "chaos": the same, while a random worker is SIGKILLed (and a new one started) every 3 s, the
 scheduler is SIGKILLed once (restarted 2 s later) and RabbitMQ is restarted once (stop_app/start_app).
 After the ticks stop a scheduler keeps reconciling until no run is queued or running; then the ledger
-is compared with itself and with the pages the local target holds (testkit.fleet.Audit).
+is compared with itself and with the pages the local target holds (testkit.fleet.trial and Audit).
 Exit 1 unless both phases are clean.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import tempfile
 import time
@@ -23,53 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from testkit.fleet import Audit, Fleet, restart_rabbitmq  # noqa: E402
 from testkit.databases import fresh_pg_database  # noqa: E402
+from testkit.fleet import CHAOS, STEADY, trial  # noqa: E402
 from testkit.scripted_model import ScriptedModel  # noqa: E402
 
 BROKER = "amqp://guest:guest@127.0.0.1:5672//"
-
-
-def say(message: str) -> None:
-    print(f"  .. {message}", file=sys.stderr, flush=True)
-
-
-def phase(name: str, seconds: float, pipelines: int, chaos: bool) -> tuple[Audit, dict[str, object]]:
-    work = Path(tempfile.mkdtemp(prefix=f"celery-{name}-"))
-    events: dict[str, object] = {"worker_kills": 0, "scheduler_kills": 0, "broker_restarts": 0}
-    with fresh_pg_database() as db_url, ScriptedModel() as model:
-        fleet = Fleet(db_url, BROKER, model.base_url, work, pipelines=pipelines, topics=int(seconds) * 3 + 60)
-        try:
-            for _ in range(3):
-                fleet.start_worker()
-            fleet.start_scheduler()
-            rng = random.Random(15)
-            started = time.monotonic()
-            while (elapsed := time.monotonic() - started) < seconds:
-                time.sleep(3 if chaos else 1)
-                say(f"{name}: {elapsed:.0f}/{seconds:.0f} s, {fleet.scalar('SELECT count(*) FROM runs')} ticks claimed")
-                if not chaos:
-                    continue
-                fleet.kill_worker(rng.choice(fleet.workers))
-                fleet.start_worker()
-                events["worker_kills"] += 1
-                if elapsed > seconds / 4 and not events["scheduler_kills"]:
-                    fleet.kill_scheduler()
-                    time.sleep(2)
-                    fleet.start_scheduler()
-                    events["scheduler_kills"] = 1
-                elif elapsed > seconds / 2 and not events["broker_restarts"]:
-                    events["broker_down_seconds"] = round(restart_rabbitmq(), 1)
-                    events["broker_restarts"] = 1
-            fleet.stop_ticking()
-            drained = time.monotonic()
-            fleet.wait_settled(timeout=600)
-            events["drain_seconds"] = round(time.monotonic() - drained, 1)
-            audit = fleet.audit()
-        finally:
-            fleet.stop()
-            fleet.delete_queue()
-    return audit, events
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,9 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = []
     clean = True
-    for name, chaos in (("steady", False), ("chaos", True)):
+    for name, faults in (("steady", STEADY), ("chaos", CHAOS)):
         started = time.monotonic()
-        audit, events = phase(name, args.seconds, args.pipelines, chaos)
+        work = Path(tempfile.mkdtemp(prefix=f"celery-{name}-"))
+        with fresh_pg_database() as db_url, ScriptedModel() as model:
+            audit, events = trial(db_url, BROKER, model.base_url, work, seconds=args.seconds,
+                                  pipelines=args.pipelines, faults=faults,
+                                  say=lambda line: print(f"  .. {name}: {line}", file=sys.stderr, flush=True))
         clean &= audit.clean
         rows.append((name, audit, events, time.monotonic() - started))
     print("| phase | ticks (runs) | gaps | verdicts | left queued/running | publications | pages on the target "

@@ -18,6 +18,9 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 
 ROOT = Path(__file__).resolve().parent.parent
+# Until the daemon says where metrics are: importing it costs ~3 s of CPU (openai, celery, sqlalchemy,
+# alembic), 6-30 s of wall time measured on 2 cores at load 11 while several test suites ran at once.
+STARTUP_SECONDS = 90
 
 
 def daemon_env(db_url: str, base_url: str, tmp_path: Path, **overrides: str) -> dict[str, str]:
@@ -44,7 +47,7 @@ class DaemonProcess:
                                      stdout=subprocess.PIPE, stderr=self._log_file)
         self.metrics_url = self._announced_url()
 
-    def _announced_url(self, timeout: float = 30) -> str:
+    def _announced_url(self, timeout: float = STARTUP_SECONDS) -> str:
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
         line = self.proc.stdout.readline().decode() if ready else ""

@@ -4,19 +4,23 @@
 target's folder on a fixed port (so a page stays reachable whichever worker wrote it, and after that
 worker is killed), and starts ``factline daemon`` and ``factline worker`` processes with EXECUTOR=celery
 against the given PostgreSQL ledger and broker, each on a queue of its own. ``audit`` compares the
-ledger with itself and with what the target really holds. Used by scripts/celery_chaos.py (full size)
-and benchmarks/bench_celery.py (figures in docs/celery.md and docs/benchmarks.md).
+ledger with itself and with what the target really holds. ``trial`` runs one phase of the end-to-end
+trial (steady, or under ``Faults``: workers SIGKILLed, the scheduler SIGKILLed, the broker restarted) for
+scripts/celery_chaos.py (figures in docs/celery.md) and the fleet tests (docs/celery.md, "What it was tested with");
+benchmarks/bench_celery.py drives a ``Fleet`` itself (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from functools import partial
@@ -68,7 +72,7 @@ class Audit:
 
     pipelines: int
     ticks: int  # runs rows of scheduled ticks
-    gaps: list[str]  # (pipeline, second) between a pipeline's first and last tick without a run
+    gaps: list[str]  # (pipeline, second) without a run, from its first tick to the window end (or its last tick)
     verdicts: dict[str, int]
     unclosed: int  # runs left queued or running
     publications: int
@@ -114,12 +118,13 @@ class Fleet:
                     "HTTP_TIMEOUT_SECONDS": "10", "CELERY_RECONCILE_SECONDS": "2", "RUN_HEARTBEAT_SECONDS": "1",
                     **env}
         self.scheduler: DaemonProcess | None = None
+        self.window_end: datetime | None = None  # the trial's last second (stop_ticking)
         self.workers: list[Process] = []
         self._worker_logs = 0
         self._scheduler_logs = 0
 
     def _write_config(self, cron: str, topics: int) -> None:
-        lines = ['[defaults]', f'schedule_cron = "{cron}"', "schedule_misfire_grace_seconds = 60", ""]
+        lines = ['[defaults]', f'schedule_cron = "{cron}"', ""]  # the default grace time (300 s) to catch up
         for name in self.names:
             path = self.workdir / f"topics-{name}.txt"
             if topics:
@@ -132,11 +137,17 @@ class Fleet:
         self._scheduler_logs += 1
         self.scheduler = DaemonProcess(self.env, self.workdir / f"scheduler-{self._scheduler_logs}.log")
 
-    def stop_ticking(self) -> None:
+    def stop_ticking(self, timeout: float = 600) -> None:
         """End the ticks but keep a scheduler reconciling: restart it on a schedule that does not fire.
 
-        (Workers rely on the scheduler to re-send ticks whose task was lost with a worker or a broker.)
+        The trial's window ends now: first wait until the scheduler has claimed every second of it (a
+        scheduler restarted after being killed, or one that fell behind on a loaded machine, catches
+        up missed seconds in reconcile passes; the one on the new schedule has none to catch up).
+        Seconds after the window are not checked for gaps (``audit``); their runs are. Workers rely on
+        the scheduler to re-send ticks whose task was lost with a worker or a broker.
         """
+        self.window_end = datetime.now(timezone.utc).replace(microsecond=0)
+        wait_for(lambda: not self.gaps(until=self.window_end), timeout=timeout, interval=1)
         self.stop_scheduler()
         self._write_config("0 0 1 1 *", 0)
         self.start_scheduler()
@@ -163,8 +174,14 @@ class Fleet:
         self.workers.remove(worker)
 
     def stop(self) -> None:
-        """Stop the scheduler, then every worker (warm shutdown: they finish their runs), and the site."""
-        self.stop_scheduler()
+        """Stop the scheduler, then every worker (warm shutdown: they finish their runs), and the site.
+
+        Whatever does not stop in time is killed: a failed trial must not leave processes behind.
+        """
+        try:
+            self.stop_scheduler()
+        except subprocess.TimeoutExpired:
+            self.kill_scheduler()
         for worker in self.workers:
             worker.signal(signal.SIGTERM)
         for worker in self.workers:
@@ -190,6 +207,27 @@ class Fleet:
         wait_for(lambda: self.scalar("SELECT count(*) FROM runs WHERE status IN ('queued', 'running')") == 0,
                  timeout=timeout, interval=0.5)
 
+    def gaps(self, until: datetime | None = None) -> list[str]:
+        """The (pipeline, second) without a run from the pipeline's first tick to its last, or to ``until``."""
+        engine = create_engine(self.db_url)
+        try:
+            with engine.connect() as conn:
+                ticks = [tuple(r) for r in conn.execute(text(
+                    "SELECT pipeline, scheduled_for FROM runs WHERE trigger = 'schedule'"))]
+        finally:
+            engine.dispose()
+        return self._gaps(ticks, until)
+
+    def _gaps(self, ticks: list[tuple], until: datetime | None = None) -> list[str]:
+        gaps = []
+        for name in self.names:
+            mine = sorted(_utc(t) for p, t in ticks if p == name)
+            if mine:
+                last = until or mine[-1]
+                expected = {mine[0] + timedelta(seconds=i) for i in range(int((last - mine[0]).total_seconds()) + 1)}
+                gaps += [f"{name} {t:%H:%M:%S}" for t in sorted(expected - set(mine))]
+        return gaps
+
     def audit(self) -> Audit:
         engine = create_engine(self.db_url)
         with engine.connect() as conn:
@@ -210,12 +248,7 @@ class Fleet:
                        "e.run_id = runs.id AND e.kind = 'resumed') FROM runs WHERE verdict IS DISTINCT FROM "
                        "'success' ORDER BY id LIMIT 20")
         engine.dispose()
-        gaps = []
-        for name in self.names:
-            mine = sorted(_utc(t) for p, t in ticks if p == name)
-            if mine:
-                expected = {mine[0] + timedelta(seconds=i) for i in range(int((mine[-1] - mine[0]).total_seconds()) + 1)}
-                gaps += [f"{name} {t:%H:%M:%S}" for t in sorted(expected - set(mine))]
+        gaps = self._gaps(ticks, self.window_end)
         pages = {p.stem for p in self.site.glob("a-*.html")}
         rows = {external_id for external_id, _, _ in pubs}
         all_ticks = sorted(_utc(t) for _, t in ticks)
@@ -249,3 +282,67 @@ def restart_rabbitmq() -> float:
     subprocess.run(["rabbitmqctl", "-q", "stop_app"], check=True, capture_output=True, timeout=120)
     subprocess.run(["rabbitmqctl", "-q", "start_app"], check=True, capture_output=True, timeout=120)
     return time.monotonic() - started
+
+
+@dataclass(frozen=True)
+class Faults:
+    """What goes wrong during a trial phase: none of it for the steady phase."""
+
+    kill_worker_every: float | None = None  # seconds between SIGKILLing a random worker (and starting another)
+    kill_scheduler: bool = False  # SIGKILL the scheduler once, a quarter in; restarted 2 s later
+    restart_broker: bool = False  # restart RabbitMQ once, half-way (every connection drops)
+
+
+STEADY = Faults()
+CHAOS = Faults(kill_worker_every=3, kill_scheduler=True, restart_broker=True)
+
+
+def trial(db_url: str, broker_url: str, model_url: str, workdir: Path, *, seconds: float, pipelines: int,
+          faults: Faults = STEADY, workers: int = 3, say: Callable[[str], None] = lambda _: None,
+          settle_timeout: float = 600) -> tuple[Audit, dict[str, object]]:
+    """One phase: ``pipelines`` pipelines ticking every second for ``seconds`` (longer if a fault is still to
+    come), ``workers`` workers, ``faults``.
+
+    After the ticks stop, a scheduler keeps reconciling until no run is queued or running; then the audit,
+    and the faults that really happened (counts, seconds the broker was down, seconds to drain).
+    """
+    if faults.restart_broker and not broker_url.startswith("amqp"):
+        raise ValueError("restart_broker needs RabbitMQ (a Redis restart without persistence loses the queue)")
+    events: dict[str, object] = {"worker_kills": 0, "scheduler_kills": 0, "broker_restarts": 0}
+    # topics for a phase stretched 20-fold: at load 25 the restarts made a 30 s phase last 210 s, and a
+    # pipeline out of topics ends its runs `loop` (the agent asks again and again), not `success`
+    fleet = Fleet(db_url, broker_url, model_url, workdir, pipelines=pipelines, topics=int(seconds) * 20 + 100)
+    try:
+        for _ in range(workers):
+            fleet.start_worker()
+        fleet.start_scheduler()
+        rng = random.Random(15)
+        started = time.monotonic()
+
+        def pending() -> bool:  # on a loaded machine one restart may take most of the phase: the faults still happen
+            return (faults.kill_scheduler and not events["scheduler_kills"]) or (
+                faults.restart_broker and not events["broker_restarts"])
+
+        while (elapsed := time.monotonic() - started) < seconds or pending():
+            time.sleep(faults.kill_worker_every or 1)
+            say(f"{elapsed:.0f}/{seconds:.0f} s, {fleet.scalar('SELECT count(*) FROM runs')} ticks claimed")
+            if faults.kill_worker_every:
+                fleet.kill_worker(rng.choice(fleet.workers))
+                fleet.start_worker()
+                events["worker_kills"] += 1
+            if faults.kill_scheduler and elapsed > seconds / 4 and not events["scheduler_kills"]:
+                fleet.kill_scheduler()
+                time.sleep(2)
+                fleet.start_scheduler()
+                events["scheduler_kills"] = 1
+            elif faults.restart_broker and elapsed > seconds / 2 and not events["broker_restarts"]:
+                events["broker_down_seconds"] = round(restart_rabbitmq(), 1)
+                events["broker_restarts"] = 1
+        fleet.stop_ticking()
+        drained = time.monotonic()
+        fleet.wait_settled(timeout=settle_timeout)
+        events["drain_seconds"] = round(time.monotonic() - drained, 1)
+        return fleet.audit(), events
+    finally:
+        fleet.stop()
+        fleet.delete_queue()

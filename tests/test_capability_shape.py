@@ -14,7 +14,8 @@ from types import ModuleType
 import pytest
 
 from capabilities import CATALOG
-from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION, SYSTEM_PROMPT, system_prompt, tool_schemas
+from pipeline.catalog import (CATALOG_VERSION, PROMPT_VERSION, SYSTEM_PROMPT, SYSTEM_PROMPTS, system_prompt,
+                              tool_schemas)
 from pipeline.guard.claims import claim_rules, find_claims
 from pipeline.probe.catalog_probes import factline_probes
 from pipeline.probe.runner import load_suite
@@ -122,6 +123,7 @@ def test_a_new_capability_module_reaches_prompt_schemas_probes_guard_and_scripte
 def test_todays_prompt_versions_and_probe_suite_are_what_the_literals_gave() -> None:
     """Deriving them from the capabilities changed no word: recorded prompt, catalog and suite versions still compare."""
     assert SYSTEM_PROMPT == OLD_SYSTEM_PROMPT
+    assert SYSTEM_PROMPTS["zh"] == OLD_SYSTEM_PROMPT + "\nWrite that sentence in Simplified Chinese (简体中文)."
     assert (PROMPT_VERSION, CATALOG_VERSION) == ("9f1e6043a44b", "7da43b7870a5")
     suite = load_suite("all")
     assert (suite.catalog_version, suite.suite_version, len(suite.probes)) == ("7da43b7870a5", "583482d07c0e", 928)

@@ -8,16 +8,19 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta, timezone
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
+from config import load_pipelines
+from config.cron import parse_cron
 from pipeline.ledger.models import Publication, Run, RunEvent, ToolCall
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtimes
 from pipeline.workers.app import make_app
-from pipeline.workers.dispatch import TickSender
+from pipeline.workers.dispatch import Schedule, TickSender
 from pipeline.workers.ticks import Take, claim_tick, now
 from pipeline.workers.worker import TickRunner
 from tests.conftest import make_settings
@@ -93,7 +96,7 @@ def test_the_reconciler_sends_a_tick_claimed_but_never_sent(pg_url: str, runner:
     """A tick claimed by a scheduler that died before sending is sent by the next reconcile pass."""
     settings = runner.runtimes["content"].settings
     queue = f"factline.test.{os.getpid()}.{threading.get_ident()}"
-    app = make_app(settings.model_copy(update={"celery_queue": queue}))
+    app = make_app([settings.model_copy(update={"celery_queue": queue})])
     sender = TickSender(runner.sessions, app, queue, [], reconcile_seconds=0.5, heartbeat_seconds=1)
     run_id = claim_tick(runner.sessions, pipeline="content", scheduled_for=now().replace(microsecond=0))
     assert sender.reconcile() == []  # too young: its own scheduler may be sending it right now
@@ -110,4 +113,40 @@ def test_the_reconciler_sends_a_tick_claimed_but_never_sent(pg_url: str, runner:
         assert sender.reconcile() == []
     finally:
         with app.connection_for_write() as conn:
+            conn.default_channel.queue_delete(queue)
+
+
+def test_redis_hands_a_task_to_another_worker_only_after_the_longest_run_any_pipeline_allows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """visibility_timeout is twice the longest RUN_MAX_SECONDS of the pipelines file (not the first's), >= 1 h."""
+    path = tmp_path / "factline.toml"
+    path.write_text('[[pipelines]]\nname = "quick"\nrun_max_seconds = 60\n\n'
+                    '[[pipelines]]\nname = "long"\nrun_max_seconds = 5400\n', encoding="utf-8")
+    monkeypatch.setenv("FACTLINE_CONFIG", str(path))
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+    pipelines = [p.settings for p in load_pipelines()]
+    assert make_app(pipelines).conf.broker_transport_options["visibility_timeout"] == 10800
+    assert make_app(pipelines[:1]).conf.broker_transport_options["visibility_timeout"] == 3600
+
+
+def test_a_stop_ends_a_catch_up_pass_and_the_next_pass_claims_the_rest(pg_url: str, runner: TickRunner) -> None:
+    """SIGTERM while a scheduler catches up a long outage: the pass ends between two ticks, nothing is lost."""
+    queue = f"factline.test.{os.getpid()}.{threading.get_ident()}"
+    settings = runner.runtimes["content"].settings.model_copy(update={"celery_queue": queue})
+    every_second = Schedule("content", parse_cron("* * * * * *", timezone.utc), grace_seconds=600)
+    stop = threading.Event()
+    sender = TickSender(runner.sessions, make_app([settings]), queue, [every_second], reconcile_seconds=60,
+                        heartbeat_seconds=1, stop=stop)
+    first = now().replace(microsecond=0) - timedelta(seconds=20)
+    claim_tick(runner.sessions, pipeline="content", scheduled_for=first)  # the pipeline ticked, then its scheduler died
+    try:
+        stop.set()
+        assert sender.reconcile() == []
+        stop.clear()
+        caught_up = sender.reconcile()
+        assert len(caught_up) >= 15  # every second since the first tick, but the last SETTLE_SECONDS
+        with runner.sessions() as s:
+            assert s.scalar(select(func.count()).select_from(Run).where(Run.sent_at.is_(None))) == 1  # the first
+    finally:
+        with sender.app.connection_for_write() as conn:
             conn.default_channel.queue_delete(queue)

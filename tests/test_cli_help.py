@@ -9,6 +9,7 @@ from importlib.metadata import version
 import pytest
 
 from config import Settings
+from config.settings import env_name
 from pipeline.cli import COMMANDS, build_parser
 from pipeline.commands.common import setting_names
 from pipeline.localmodel.weights import QWEN_CODER_05B
@@ -48,7 +49,7 @@ def test_every_command_help_lists_settings_with_defaults_and_examples(words: tup
     text = parser.format_help()
     listed = re.findall(r"^  ([A-Z][A-Z0-9_]+)  +(\S.*)$", text.split("settings it reads", 1)[-1], re.M)
     assert "examples:\n  factline" in text
-    assert listed and {name for name, _ in listed} <= {f.upper() for f in Settings.model_fields}
+    assert listed and {name for name, _ in listed} <= {env_name(f) for f in Settings.model_fields}  # FACTLINE_LANGUAGE
 
 
 def test_setting_patterns_expand_over_the_settings_and_can_leave_some_out() -> None:
@@ -56,6 +57,7 @@ def test_setting_patterns_expand_over_the_settings_and_can_leave_some_out() -> N
     assert setting_names("RUN_*") == [f.upper() for f in Settings.model_fields if f.startswith("run_")]
     everything = setting_names("*", "!PROBE_*")
     assert "DATABASE_URL" in everything and not any(name.startswith("PROBE_") for name in everything)
+    assert "FACTLINE_LANGUAGE" in everything and "LANGUAGE" not in everything  # the variable it is read from
 
 
 def test_run_help_says_what_happens_without_an_endpoint() -> None:

@@ -17,7 +17,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("config",),
     ("capabilities",),
     ("pipeline.outcome", "pipeline.turns", "pipeline.retry", "pipeline.http", "pipeline.logs", "pipeline.progress", "pipeline.webhook",
-     "pipeline"),
+     "pipeline.stopping", "pipeline"),
     ("pipeline.catalog",),
     ("pipeline.ledger", "migrations"),
     ("pipeline.guard", "pipeline.localmodel"),

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from config import ConfigError, load_pipelines
+from pipeline.catalog import PROMPT_VERSIONS, SYSTEM_PROMPTS
 from pipeline.ledger.models import Publication, Run, Topic
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtimes
@@ -196,9 +197,13 @@ def test_two_pipelines_publish_the_same_title_once_each(config_file, model: Scri
             keys = sorted(s.scalars(select(Publication.idempotency_key)))
             assert [k.split(":")[1] for k in keys] == ["blog-zh", "news"]
             assert sorted(s.scalars(select(Run.pipeline))) == ["blog-zh", "news", "news"]
+            versions = dict(s.execute(select(Run.pipeline, Run.prompt_version)).all())
     assert len(list((tmp_path / "site").glob("a-*.html"))) == 2
     zh_prompts = [r for r in model.requests if "Simplified Chinese" in json.dumps(r, ensure_ascii=False)]
     assert zh_prompts, "the zh pipeline asks for articles in Chinese"
+    agent_prompts = {r["messages"][0]["content"] for r in model.requests if r.get("tools")}
+    assert agent_prompts == {SYSTEM_PROMPTS["zh"], SYSTEM_PROMPTS["en"]}  # the agent's closing sentence too
+    assert versions == {"blog-zh": PROMPT_VERSIONS["zh"], "news": PROMPT_VERSIONS["en"]}
 
 
 def test_gettext_language_variable_is_not_the_article_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

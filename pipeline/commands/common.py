@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from config import Settings
+from config.settings import env_name
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -51,16 +52,16 @@ class NoSuchRun(CommandError):
 
 
 def setting_names(*patterns: str) -> list[str]:
-    """The Settings fields (as environment names) matching ``patterns`` ("RUN_*"; "!PROBE_*" leaves out),
-    in the order Settings declares them."""
-    fields = [name.upper() for name in Settings.model_fields]
+    """The Settings fields (as the environment variables they are read from: FACTLINE_LANGUAGE, not LANGUAGE)
+    matching ``patterns`` ("RUN_*"; "!PROBE_*" leaves out), in the order Settings declares them."""
+    fields = [env_name(name) for name in Settings.model_fields]
     chosen = {field for p in patterns if not p.startswith("!") for field in fnmatch.filter(fields, p)}
     chosen -= {field for p in patterns if p.startswith("!") for field in fnmatch.filter(fields, p[1:])}
     return [field for field in fields if field in chosen]
 
 
-def _default(name: str) -> str:
-    field = Settings.model_fields[name.lower()]
+def _default(variable: str) -> str:
+    field = Settings.model_fields[next(name for name in Settings.model_fields if env_name(name) == variable)]
     value = field.get_default(call_default_factory=True)
     if value is None:
         return "unset"

@@ -30,9 +30,9 @@ def register(sub: Any) -> None:
 
 
 def cmd_web(settings: Settings, args: argparse.Namespace) -> int:
-    import signal
     import threading
 
+    from pipeline.stopping import on_stop_signals, wait_for_stop
     from pipeline.web import WebServer, build_app, check_exposure, read_only_ledger
 
     host = args.host or settings.web_host
@@ -40,10 +40,9 @@ def cmd_web(settings: Settings, args: argparse.Namespace) -> int:
     check_exposure(host, settings)
     sessions = read_only_ledger(settings.database_url)
     stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
+    on_stop_signals(stop)
     with WebServer(build_app(settings, sessions), host, port) as web:
         guard = "WEB_TOKEN required" if settings.web_token else "no WEB_TOKEN: anyone on this host can read it"
         emit(f"factline web: {web.url}/ ({guard}); Ctrl-C stops it")
-        stop.wait()
+        wait_for_stop(stop)
     return 0

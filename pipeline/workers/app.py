@@ -8,11 +8,14 @@
   on its durable queue, so ``sent_at`` means "survives a broker restart".
 - RabbitMQ closes a channel whose delivery stays unacknowledged past its ``consumer_timeout``
   (default 30 min): runs must end before it (RUN_MAX_SECONDS, default 15 min, is checked at worker
-  start). Redis re-delivers an unacknowledged task after ``visibility_timeout``, set to 2 x RUN_MAX_SECONDS
-  (at least one hour) so a long run is never given to a second worker while the first is alive.
+  start). Redis re-delivers an unacknowledged task after ``visibility_timeout``, set to 2 x the longest
+  RUN_MAX_SECONDS of any pipeline (at least one hour) so a long run is never given to a second worker
+  while the first is alive.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from celery import Celery
 
@@ -20,9 +23,17 @@ from config import Settings
 
 TASK = "factline.run_tick"
 RABBITMQ_CONSUMER_TIMEOUT_SECONDS = 1800
+MIN_VISIBILITY_TIMEOUT_SECONDS = 3600
 
 
-def make_app(settings: Settings) -> Celery:
+def visibility_timeout(pipelines: Sequence[Settings]) -> int:
+    """Redis: seconds before an unacknowledged task is delivered again; twice the longest run any pipeline allows."""
+    return max(MIN_VISIBILITY_TIMEOUT_SECONDS, int(2 * max(p.run_max_seconds for p in pipelines)))
+
+
+def make_app(pipelines: Sequence[Settings]) -> Celery:
+    """The app of a deployment; broker and queue are deployment settings, the same in every pipeline."""
+    settings = pipelines[0]
     app = Celery("factline", broker=settings.celery_broker_url, set_as_current=False)
     app.conf.update(
         task_acks_late=True,
@@ -36,7 +47,7 @@ def make_app(settings: Settings) -> Celery:
         broker_connection_retry_on_startup=True,
         broker_transport_options={
             "confirm_publish": True,
-            "visibility_timeout": max(3600, int(2 * settings.run_max_seconds)),
+            "visibility_timeout": visibility_timeout(pipelines),
         },
         worker_hijack_root_logger=False,
         worker_redirect_stdouts=False,

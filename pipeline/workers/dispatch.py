@@ -15,6 +15,7 @@ no-op, and a run held by a live worker is left to it (pipeline.workers.ticks).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -42,10 +43,15 @@ class Schedule:
 
 
 class TickSender:
+    """``stop`` (the daemon's SIGTERM) ends a reconcile pass between two ticks: a pass that catches up a long
+    outage claims and sends hundreds of them, and a stop must not wait for that. What it leaves is the next
+    pass's work (a tick claimed but not sent is re-sent, one not claimed is caught up)."""
+
     def __init__(self, sessions: sessionmaker[Session], app: Celery, queue: str, schedules: list[Schedule], *,
-                 reconcile_seconds: float, heartbeat_seconds: float) -> None:
+                 reconcile_seconds: float, heartbeat_seconds: float, stop: threading.Event | None = None) -> None:
         self.sessions, self.app, self.queue, self.schedules = sessions, app, queue, schedules
         self.reconcile_seconds, self.heartbeat_seconds = reconcile_seconds, heartbeat_seconds
+        self.stop = stop or threading.Event()
 
     def tick(self, pipeline: str, scheduled_for: datetime) -> int | None:
         """Claim and send one tick; None if it was claimed elsewhere."""
@@ -71,7 +77,7 @@ class TickSender:
         caught_up = [run_id for schedule in self.schedules for run_id in self._fill_gaps(schedule)]
         with self.sessions() as s:
             lost = to_resend(s, older_than=self.reconcile_seconds, heartbeat_seconds=self.heartbeat_seconds)
-        resent = [run_id for run_id in lost if self.send(run_id)]
+        resent = [run_id for run_id in lost if not self.stop.is_set() and self.send(run_id)]
         if lost:
             logger.warning("tick.resent", run_ids=resent, failed=sorted(set(lost) - set(resent)))
         return caught_up + resent
@@ -90,6 +96,8 @@ class TickSender:
                 Run.pipeline == schedule.pipeline, Run.scheduled_for > since))}
         claimed = []
         for fire_time in missed_fire_times(schedule.trigger, since, until):
+            if self.stop.is_set():
+                break
             if fire_time not in have and (run_id := self.tick(schedule.pipeline, fire_time)) is not None:
                 claimed.append(run_id)
         if claimed:

@@ -24,7 +24,7 @@ from sqlalchemy import select
 from config import ConfigError, Settings
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
-from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSION
+from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS
 from pipeline.outcome import one_line
 from pipeline.runner import run_once
 from pipeline.runtime import Runtime, open_runtimes
@@ -61,7 +61,8 @@ class TickRunner:
             return Take.MISSING
         with self.sessions.begin() as s:
             decision, previous = take(s, run_id, self.heartbeat_seconds, runtime.endpoint.model,
-                                      runtime.endpoint.mode, PROMPT_VERSION, CATALOG_VERSION)
+                                      runtime.endpoint.mode, PROMPT_VERSIONS[runtime.settings.language],
+                                      CATALOG_VERSION)
         with logger.contextualize(run_id=run_id, pipeline=pipeline):
             logger.info("worker.task", decision=decision.value,
                         previous=f"{previous.host}:{previous.pid}" if previous else None)
@@ -113,13 +114,14 @@ def run_worker(pipelines: Sequence[Settings], concurrency: int, announce: Callab
     settings = pipelines[0]
     if settings.executor != "celery":
         raise ConfigError("invalid setting EXECUTOR: factline worker needs EXECUTOR=celery")
+    rabbitmq = settings.celery_broker_url.startswith("amqp")  # Redis has no consumer timeout (app.visibility_timeout)
     for pipeline in pipelines:
-        if pipeline.run_max_seconds >= RABBITMQ_CONSUMER_TIMEOUT_SECONDS:
+        if rabbitmq and pipeline.run_max_seconds >= RABBITMQ_CONSUMER_TIMEOUT_SECONDS:
             raise ConfigError(f"invalid setting RUN_MAX_SECONDS (pipeline {pipeline.pipeline!r}): must be below "
                               f"{RABBITMQ_CONSUMER_TIMEOUT_SECONDS} s, RabbitMQ's consumer timeout")
     with open_runtimes(pipelines) as runtimes:
         runner = TickRunner(runtimes, settings.run_heartbeat_seconds)
-        app = make_app(settings)
+        app = make_app(pipelines)
         register_task(app, runner)
         threading.Thread(target=runner.heartbeat_forever, name="heartbeat", daemon=True).start()
         announce(f"factline worker: {concurrency} slot(s), pipelines {', '.join(runtimes)}, "
