@@ -39,9 +39,12 @@ def _register(db_url: str, worker: int, count: int, start: multiprocessing.synch
                                     "VALUES (:d, 1, 'humanized', 't', 'b', now()) RETURNING id"),
                                {"d": draft_id}).scalar()
     store = LedgerStore(sessions, run_id, pipeline)
-    publications = [store.add_publication(topic_id=topic_id, draft_version_id=version_id, target="local",
-                                          external_id=f"{pipeline}-{i}", url=f"http://127.0.0.1/{pipeline}/{i}",
-                                          key=f"bench:{pipeline}:{i}").id for i in range(count)]
+    publications = []
+    for i in range(count):
+        store.intend_publication(topic_id=topic_id, draft_version_id=version_id, target="local",
+                                 key=f"bench:{pipeline}:{i}", digest="0" * 64)
+        publications.append(store.complete_publication(key=f"bench:{pipeline}:{i}", external_id=f"{pipeline}-{i}",
+                                                       url=f"http://127.0.0.1/{pipeline}/{i}").id)
     results.put(("ready", worker))
     start.wait()
     began = time.perf_counter()

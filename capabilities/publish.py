@@ -1,10 +1,16 @@
 """publish: publish a humanized draft version of this run to the target, then check its page holds the article.
 
-Idempotent by business identity: one publication per (target, topic). The key is checked in the
-ledger first, then on the target (an earlier attempt may have published before its answer was lost),
-and only then is the article posted. Verified means the page a reader gets holds the article: a GET
-of its URL whose visible text covers at least CONTENT_COVERAGE_MIN of the rendered article
-(capabilities.verify); the coverage, what was found and the digest of what was sent are recorded.
+Idempotent by business identity: one publication per (target, topic). Write-ahead, so that nothing
+reaches the target without a ledger row:
+
+    publications row for the key?  -> replay it
+    intend_publication (pending, committed) -> target.lookup(key) or target.publish -> complete_publication
+
+A crash between the target's answer and ``complete_publication`` leaves the pending intent: the next
+attempt finds the item by the target's lookup by key (and so does the next start, pipeline.ledger.outbox).
+Verified means the page a reader gets holds the article: a GET of its URL whose visible text covers at
+least CONTENT_COVERAGE_MIN of the rendered article (capabilities.verify); the coverage, what was found
+and the digest of what was sent are recorded.
 """
 
 from __future__ import annotations
@@ -23,6 +29,11 @@ from capabilities.verify import verify_publication
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = 2_000_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def content_digest(title: str, body: str) -> str:
+    """What the intent says will be published: sha256 of the title and body."""
+    return hashlib.sha256(f"{title}\n\n{body}".encode("utf-8")).hexdigest()
 
 
 def publication_key(target: str, topic: TopicRecord, pipeline: str = "content") -> str:
@@ -100,11 +111,10 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         if publication is None:
             topic = ctx.store.topic(version.topic_id)
             article = Article(version.title, version.body, key, topic.title if topic else "", ctx.settings.language)
+            ctx.store.intend_publication(topic_id=version.topic_id, draft_version_id=version.id, target=ctx.target.name,
+                                         key=key, digest=content_digest(version.title, version.body))
             item = ctx.target.lookup(key) or ctx.target.publish(article)
-            publication = ctx.store.add_publication(
-                topic_id=version.topic_id, draft_version_id=version.id, target=ctx.target.name,
-                external_id=item.external_id, url=item.url, key=key,
-            )
+            publication = ctx.store.complete_publication(key=key, external_id=item.external_id, url=item.url)
         publication = verify_publication(ctx, publication, version)
         payload = {
             "publication_id": publication.id,

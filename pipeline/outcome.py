@@ -71,6 +71,13 @@ class RunStatus(StrEnum):
     interrupted = "interrupted"
 
 
+class IntentStatus(StrEnum):
+    """A row of the publication outbox (pipeline.ledger.models.PublicationIntent)."""
+
+    pending = "pending"  # written before the request to the target; the outcome not yet known
+    published = "published"  # the target holds it; the publications row exists
+
+
 class CallOutcome(StrEnum):
     """What became of one tool call the model emitted."""
 

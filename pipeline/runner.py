@@ -34,6 +34,7 @@ from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
 from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger.journal import RunJournal
+from pipeline.ledger.outbox import settle_outbox
 from pipeline.ledger.queries import humanized_version, is_done, judge, unverified_reason
 from pipeline.ledger.store import LedgerStore
 from pipeline.model import ChatModel, LLMUnavailable, make_chat_model
@@ -198,6 +199,8 @@ def run_once(
         catalog = {name: CATALOG[name] for name in PREVIEW_STEPS} if dry_run else CATALOG
         preview = None
         try:  # every way out closes the run row: a stop rule, a crash, a signal
+            if not dry_run:  # a preview sends nothing to the target; settling is for runs that publish
+                settle_outbox(runtime.sessions, runtime.target, runtime.settings.pipeline)
             loop = _agent_loop(runtime, journal, topic, cancel, sleep, catalog)
             stop_verdict, stop_reason, error = _run_loop(loop, journal)
             if dry_run and stop_verdict is None:

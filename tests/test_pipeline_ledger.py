@@ -110,9 +110,10 @@ def _register_many(db_url: str, pipeline: str, count: int) -> None:
         version_id = s.scalar(text("SELECT max(id) FROM draft_versions WHERE draft_id = :d"), {"d": draft_id})
     store = LedgerStore(sessions, run_id, pipeline)
     for i in range(count):
-        publication = store.add_publication(topic_id=topic_id, draft_version_id=version_id, target="local",
-                                            external_id=f"{pipeline}-{i}", url=f"http://127.0.0.1/{pipeline}/{i}",
-                                            key=f"publish:{pipeline}:{i}")
+        store.intend_publication(topic_id=topic_id, draft_version_id=version_id, target="local",
+                                 key=f"publish:{pipeline}:{i}", digest="0" * 64)
+        publication = store.complete_publication(key=f"publish:{pipeline}:{i}", external_id=f"{pipeline}-{i}",
+                                                 url=f"http://127.0.0.1/{pipeline}/{i}")
         store.add_registration(publication.id)
 
 
@@ -132,3 +133,19 @@ def test_concurrent_processes_never_share_a_number(pg_url: str) -> None:
         assert s.scalar(select(func.count(func.distinct(Registration.pipeline)))) == 4
     sequence = sorted(int(n.rsplit("-", 1)[1]) for n in numbers)
     assert sequence == list(range(1, 601))
+
+
+def test_claim_inserts_a_hundred_thousand_new_topics_and_takes_the_first(db_url: str) -> None:
+    """100,000 topics not yet in the ledger: inserted in batches (no bind-parameter limit), the first one claimed."""
+    sessions = open_ledger(db_url)
+    with sessions.begin() as s:
+        run_id = journal.open_run(s, trigger="manual")
+    titles = [f"Topic {i:06d}" for i in range(100_000)]
+    topic = LedgerStore(sessions, run_id).claim_topic(titles, None)
+    assert topic is not None and topic.title == "Topic 000000"
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(Topic)) == 100_000
+    with sessions.begin() as s:
+        second = journal.open_run(s, trigger="manual")
+    assert LedgerStore(sessions, second).claim_topic(titles, None).title == "Topic 000001"  # type: ignore[union-attr]
+    sessions.kw["bind"].dispose()

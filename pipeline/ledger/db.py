@@ -21,6 +21,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 import migrations
+from pipeline.ledger.locks import migration_lock
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -81,10 +82,15 @@ def alembic_config(engine: Engine) -> Config:
 
 
 def upgrade(engine: Engine) -> None:
-    """Apply every migration up to head (idempotent)."""
+    """Apply every migration up to head (idempotent), under the ledger's migration lock.
+
+    Processes that start together on an empty ledger take turns: the first migrates, the others find
+    the schema at head (pipeline.ledger.locks).
+    """
     from alembic import command
 
-    command.upgrade(alembic_config(engine), "head")
+    with migration_lock(engine):
+        command.upgrade(alembic_config(engine), "head")
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -1,6 +1,7 @@
 """The ledger: SQLAlchemy 2.0 typed models. What the system executed, never what the model said it did.
 
-Business identity is enforced by unique constraints: one run per scheduled tick of a pipeline,
+Business identity is enforced by unique constraints: one run per scheduled tick of a pipeline, one
+running run per topic of a pipeline (the topic claim, a partial unique index),
 one topic title per pipeline, one publication per idempotency key, one registration per publication,
 unique registration numbers (allocated from a per-day counter row), one answer per probe and prompt
 variant in a probe run. Every business row carries the pipeline it belongs to.
@@ -21,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -42,9 +44,18 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, datetime: DateTime(timezone=True)}
 
 
+RUNNING = text("status = 'running'")
+
+
 class Run(Base):
+    """One run of a pipeline. A running run owns its topic: no other running run of its pipeline has it."""
+
     __tablename__ = "runs"
-    __table_args__ = (UniqueConstraint("pipeline", "scheduled_for", name="uq_runs_tick"),)
+    __table_args__ = (
+        UniqueConstraint("pipeline", "scheduled_for", name="uq_runs_tick"),
+        Index("uq_runs_running_topic", "pipeline", "topic_id", unique=True,
+              postgresql_where=RUNNING, sqlite_where=RUNNING),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     pipeline: Mapped[str] = mapped_column(String(64), default="content")
@@ -146,6 +157,30 @@ class Publication(Base):
     content_digest: Mapped[str | None] = mapped_column(String(64))  # sha256 of the title and body HTML sent
     content_found: Mapped[str | None] = mapped_column(String(500))  # what the last check found, one line
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)  # the dashboard's day filter
+
+
+class PublicationIntent(Base):
+    """The outbox: a publication written down before its request leaves, completed when the target answers.
+
+    ``pending`` is committed before anything is sent to the target; ``published`` (with the publication row,
+    in one transaction) once the target answered or its lookup by key found the item. A pending row whose
+    run died is settled at the next start, or by the next attempt on its topic (pipeline.ledger.outbox).
+    """
+
+    __tablename__ = "publication_intents"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    pipeline: Mapped[str] = mapped_column(String(64), default="content")
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)  # the run that last attempted it
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id"), index=True)
+    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"))
+    target: Mapped[str] = mapped_column(String(32))
+    idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
+    content_digest: Mapped[str] = mapped_column(String(64))  # sha256 of the title and body to be published
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)  # pipeline.outcome.IntentStatus
+    publication_id: Mapped[int | None] = mapped_column(ForeignKey("publications.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    completed_at: Mapped[datetime | None]
 
 
 class Registration(Base):

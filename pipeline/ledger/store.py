@@ -8,14 +8,19 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from capabilities.records import ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, TopicRecord
-from pipeline.ledger.models import Draft, DraftVersion, Publication, Registration, Run, Topic
+from pipeline.ledger.models import Draft, DraftVersion, Publication, PublicationIntent, Registration, Run, Topic
+from pipeline.ledger.locks import writer_lock
 from pipeline.ledger.numbers import next_registration_number
 from pipeline.ledger.summary import run_summary
+from pipeline.outcome import IntentStatus, RunStatus
+
+TOPIC_BATCH = 1000  # rows per INSERT: 2,000 bind parameters, far below PostgreSQL's 65,535 and SQLite's 32,766
 
 
 def _version_record(version: DraftVersion, draft: Draft) -> DraftVersionRecord:
@@ -36,6 +41,32 @@ def _publication_record(p: Publication) -> PublicationRecord:
 
 def _registration_record(r: Registration) -> RegistrationRecord:
     return RegistrationRecord(id=r.id, run_id=r.run_id, publication_id=r.publication_id, number=r.number)
+
+
+def complete_intent(sessions: sessionmaker[Session], key: str, external_id: str, url: str) -> PublicationRecord:
+    """Turn the pending intent ``key`` into its publications row (one transaction); the row if it exists already.
+
+    The publication belongs to the run that last attempted it (the intent's run): the one whose request
+    reached the target, even when another process settles it later.
+    """
+    try:
+        with sessions.begin() as s:
+            writer_lock(s, f"publication:{key}")  # SQLite: read and write in one writer transaction
+            intent = s.scalars(select(PublicationIntent).where(PublicationIntent.idempotency_key == key)).one()
+            if intent.publication_id is not None:
+                return _publication_record(s.get_one(Publication, intent.publication_id))
+            row = Publication(pipeline=intent.pipeline, run_id=intent.run_id, topic_id=intent.topic_id,
+                              draft_version_id=intent.draft_version_id, target=intent.target,
+                              external_id=external_id, url=url, idempotency_key=key)
+            s.add(row)
+            s.flush()
+            intent.status, intent.publication_id = IntentStatus.published, row.id
+            intent.completed_at = datetime.now(timezone.utc)
+            return _publication_record(row)
+    except IntegrityError:  # another process settled it first: its row is the publication
+        with sessions() as s:
+            existing = s.scalars(select(Publication).where(Publication.idempotency_key == key)).one()
+            return _publication_record(existing)
 
 
 class LedgerStore:
@@ -63,30 +94,55 @@ class LedgerStore:
     def claim_topic(self, titles: list[str], forced: str | None) -> TopicRecord | None:
         """Forced title, else a topic published but never registered (resume), else the first unused one.
 
-        Topics are the pipeline's own: the same title in two pipelines is two topics.
+        Topics are the pipeline's own: the same title in two pipelines is two topics. The choice is made
+        under the pipeline's writer lock (pipeline.ledger.locks) and bound to this run: while the run is
+        `running` no other run of the pipeline can take the topic (the partial unique index
+        uq_runs_running_topic), whichever process continues the run.
         """
-        with self.sessions.begin() as s:
-            wanted = [forced] if forced else titles
-            known = {t.title: t for t in s.scalars(select(Topic).where(
-                Topic.pipeline == self.pipeline, Topic.title.in_(wanted)))}
-            for title in wanted:
-                if title not in known:
-                    known[title] = Topic(pipeline=self.pipeline, title=title)
-                    s.add(known[title])
-            s.flush()
-            mine = Publication.pipeline == self.pipeline
-            registered = set(s.scalars(select(Publication.topic_id).where(mine).join(
-                Registration, Registration.publication_id == Publication.id)))
-            busy = set(s.scalars(select(Run.topic_id).where(
-                Run.pipeline == self.pipeline, Run.status == "running", Run.id != self.run_id)))
-            candidates = [known[t] for t in wanted if known[t].id not in registered and known[t].id not in busy]
-            unfinished = set(s.scalars(select(Publication.topic_id).where(mine))) - registered
-            candidates.sort(key=lambda t: t.id not in unfinished)  # stable: resumes first, then source order
-            if not candidates:
-                return None
-            chosen = candidates[0]
-            s.get(Run, self.run_id).topic_id = chosen.id  # type: ignore[union-attr]
-            return TopicRecord(chosen.id, chosen.title)
+        wanted = [forced] if forced else list(dict.fromkeys(titles))
+        ids = self._ensure_topics(wanted)
+        for attempt in (1, 2):
+            try:
+                with self.sessions.begin() as s:
+                    writer_lock(s, f"topic-claim:{self.pipeline}")
+                    chosen = self._choose(s, [(ids[t], t) for t in wanted])
+                    if chosen is not None:
+                        s.execute(update(Run).where(Run.id == self.run_id).values(topic_id=chosen.id))
+                    return chosen
+            except IntegrityError:  # a claim made without the lock won the index; choose again, once
+                if attempt == 2:
+                    raise
+        return None
+
+    def _ensure_topics(self, titles: list[str]) -> dict[str, int]:
+        """The ids of ``titles``, inserting the new ones: idempotent (ON CONFLICT DO NOTHING) and batched."""
+        with self.sessions() as s:
+            ids = dict(s.execute(select(Topic.title, Topic.id).where(Topic.pipeline == self.pipeline)).all())
+        missing = [t for t in titles if t not in ids]
+        for start in range(0, len(missing), TOPIC_BATCH):
+            chunk = missing[start:start + TOPIC_BATCH]
+            with self.sessions.begin() as s:
+                insert = postgresql.insert if s.get_bind().dialect.name == "postgresql" else sqlite.insert
+                s.execute(insert(Topic).on_conflict_do_nothing(index_elements=["pipeline", "title"]),
+                          [{"pipeline": self.pipeline, "title": t} for t in chunk])
+                ids.update(s.execute(select(Topic.title, Topic.id).where(
+                    Topic.pipeline == self.pipeline, Topic.title.in_(chunk))).all())
+        return ids
+
+    def _choose(self, s: Session, wanted: list[tuple[int, str]]) -> TopicRecord | None:
+        # busy before registered: a run that registers and finishes between the two reads is seen as registered
+        busy = set(s.scalars(select(Run.topic_id).where(
+            Run.pipeline == self.pipeline, Run.status == RunStatus.running, Run.id != self.run_id)))
+        mine = Publication.pipeline == self.pipeline
+        registered = set(s.scalars(select(Publication.topic_id).where(mine).join(
+            Registration, Registration.publication_id == Publication.id)))
+        pending = PublicationIntent.status == IntentStatus.pending
+        unfinished = (set(s.scalars(select(Publication.topic_id).where(mine)))
+                      | set(s.scalars(select(PublicationIntent.topic_id).where(
+                          PublicationIntent.pipeline == self.pipeline, pending)))) - registered
+        candidates = [(i, t) for i, t in wanted if i not in registered and i not in busy]
+        candidates.sort(key=lambda c: c[0] not in unfinished)  # stable: resumes first, then source order
+        return TopicRecord(*candidates[0]) if candidates else None
 
     # drafts -----------------------------------------------------------------
     def add_draft_version(
@@ -133,21 +189,24 @@ class LedgerStore:
             row = s.scalars(select(Publication).where(Publication.idempotency_key == key)).first()
             return _publication_record(row) if row else None
 
-    def add_publication(
-        self, *, topic_id: int, draft_version_id: int, target: str, external_id: str, url: str, key: str
-    ) -> PublicationRecord:
-        try:
-            with self.sessions.begin() as s:
-                row = Publication(pipeline=self.pipeline, run_id=self.run_id, topic_id=topic_id, draft_version_id=draft_version_id,
-                                  target=target, external_id=external_id, url=url, idempotency_key=key)
-                s.add(row)
-                s.flush()
-                return _publication_record(row)
-        except IntegrityError:
-            existing = self.publication_by_key(key)  # a concurrent writer won: its row is the publication
-            if existing is None:
-                raise
-            return existing
+    def intend_publication(self, *, topic_id: int, draft_version_id: int, target: str, key: str, digest: str) -> None:
+        """Write the publication down as pending, committed, before anything is sent to the target.
+
+        Idempotent by key: a later attempt (this run continued, or another run resuming the topic)
+        takes the pending row over; a published one is left as it is.
+        """
+        with self.sessions.begin() as s:
+            insert = postgresql.insert if s.get_bind().dialect.name == "postgresql" else sqlite.insert
+            values = {"run_id": self.run_id, "draft_version_id": draft_version_id, "content_digest": digest}
+            s.execute(insert(PublicationIntent).values(
+                pipeline=self.pipeline, topic_id=topic_id, target=target, idempotency_key=key,
+                status=IntentStatus.pending, **values,
+            ).on_conflict_do_update(index_elements=["idempotency_key"], set_=values,
+                                    where=PublicationIntent.status == IntentStatus.pending))
+
+    def complete_publication(self, *, key: str, external_id: str, url: str) -> PublicationRecord:
+        """The target holds the pending publication ``key``: its publications row, in the intent's transaction."""
+        return complete_intent(self.sessions, key, external_id, url)
 
     def record_check(self, publication_id: int, check: ContentCheck, digest: str) -> PublicationRecord:
         with self.sessions.begin() as s:
