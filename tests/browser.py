@@ -1,5 +1,9 @@
 """The ``browser`` fixture: Debian's chromium (testkit.browser), one per test session.
 
+Registered once, in tests/conftest.py. A test module must not import it itself: each import makes a
+fixture of its own, and the second ``sync_playwright()`` in one process fails ("Sync API inside the
+asyncio loop") while the first one's browser is still open.
+
 Without the browser the tests FAIL with the command that installs it; they are skipped only when
 FACTLINE_SKIP_BROWSER=1 (as FACTLINE_SKIP_WORDPRESS=1 does for WordPress).
 """

@@ -20,6 +20,7 @@ from pipeline.runtime import Runtime, open_runtime
 from testkit.databases import fresh_pg_database
 from testkit.scripted_model import ScriptedModel
 from testkit.wordpress import WordPress, start_wordpress, stop_wordpress
+from tests.browser import browser  # noqa: F401  (one session-wide chromium for every browser test)
 
 BACKENDS = os.environ.get("FACTLINE_TEST_BACKENDS", "sqlite,postgresql").split(",")
 

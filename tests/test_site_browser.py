@@ -7,12 +7,11 @@ from typing import Any
 
 from capabilities.records import Article
 from capabilities.targets import LocalTarget
-from tests.browser import browser  # noqa: F401  (the fixture)
 
 RECIPE = (Path(__file__).parent / "corpus" / "python-recipe.md").read_text(encoding="utf-8")
 
 
-def test_a_published_page_shows_every_code_line_in_a_readable_column(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_a_published_page_shows_every_code_line_in_a_readable_column(browser: Any, tmp_path: Path) -> None:
     """In chromium the code block keeps each '# ' line as code, the list is a list, lines stay under ~90 characters,
     and the page runs no script and logs no error."""
     with LocalTarget(tmp_path, "127.0.0.1", 0) as site:

@@ -16,7 +16,6 @@ import pytest
 from config import load_settings
 from pipeline.web import WebServer, build_app, read_only_ledger
 from testkit.web_ledger import HOSTILE, WebLedger, web_ledger
-from tests.browser import browser  # noqa: F401  (the fixture)
 
 TOKEN = "browser-token-0123456789abcdef"
 
@@ -48,7 +47,7 @@ class Watched:
 
 
 @pytest.fixture
-def tab(browser: Any) -> Iterator[Watched]:  # noqa: F811
+def tab(browser: Any) -> Iterator[Watched]:
     context = browser.new_context()
     yield Watched(context.new_page())
     context.close()
@@ -119,7 +118,7 @@ def test_hostile_model_text_executes_nothing_and_stays_text(tab: Watched, site: 
     assert tab.clean(), (tab.dialogs, tab.errors)
 
 
-def test_token_guards_pages_and_api_in_the_browser(browser: Any, ledger: WebLedger) -> None:  # noqa: F811
+def test_token_guards_pages_and_api_in_the_browser(browser: Any, ledger: WebLedger) -> None:
     """With WEB_TOKEN a page leads to the login form; a wrong token is refused, the right one opens the page;
     the API refuses a request without the token."""
     settings = ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token})
@@ -143,7 +142,7 @@ def test_token_guards_pages_and_api_in_the_browser(browser: Any, ledger: WebLedg
     assert tab.clean(), (tab.dialogs, tab.errors)
 
 
-def test_screenshots_script_writes_the_four_pages(tmp_path: Path, browser: Any) -> None:  # noqa: F811
+def test_screenshots_script_writes_the_four_pages(tmp_path: Path, browser: Any) -> None:
     """scripts/dashboard_screenshots.py (its own process: one Playwright per process) writes a PNG of each page."""
     script = Path(__file__).resolve().parent.parent / "scripts" / "dashboard_screenshots.py"
     done = subprocess.run([sys.executable, str(script), "--out", str(tmp_path)], capture_output=True, text=True,
