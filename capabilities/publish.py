@@ -23,7 +23,7 @@ from pydantic import Field
 
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
 from capabilities.errors import ToolRejected
-from capabilities.records import Article, DraftVersionRecord, PublicationRecord, TopicRecord
+from capabilities.records import Article, DraftVersionRecord, PublicationRecord, SourceRef, TopicRecord
 from capabilities.verify import verify_publication
 
 MAX_TITLE_CHARS = 200
@@ -110,7 +110,9 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         replayed = publication is not None
         if publication is None:
             topic = ctx.store.topic(version.topic_id)
-            article = Article(version.title, version.body, key, topic.title if topic else "", ctx.settings.language)
+            sources = tuple(SourceRef(s.number, s.title or s.source, s.link) for s in ctx.store.run_sources() if s.ok)
+            article = Article(version.title, version.body, key, topic.title if topic else "", ctx.settings.language,
+                              sources)
             ctx.store.intend_publication(topic_id=version.topic_id, draft_version_id=version.id, target=ctx.target.name,
                                          key=key, digest=content_digest(version.title, version.body))
             item = ctx.target.lookup(key) or ctx.target.publish(article)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from capabilities.records import ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, TopicRecord
+from capabilities.records import (ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, SourceText,
+                                  TopicRecord)
 
 
 class Store(Protocol):
@@ -16,6 +17,12 @@ class Store(Protocol):
     def topic(self, topic_id: int) -> TopicRecord | None: ...
     def topic_for_run(self) -> TopicRecord | None: ...
     def claim_topic(self, titles: list[str], forced: str | None) -> TopicRecord | None: ...
+    def describe_topic(self, topic_id: int, sources: tuple[str, ...], brief: str | None,
+                       tags: tuple[str, ...]) -> TopicRecord: ...
+
+    # sources (read once per run)
+    def run_sources(self) -> list[SourceText]: ...
+    def add_source(self, *, topic_id: int, source: SourceText) -> SourceText: ...
 
     # drafts
     def add_draft_version(
