@@ -23,6 +23,7 @@ from pydantic import Field
 
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
 from capabilities.errors import ToolRejected
+from capabilities.fact_check import PUBLISHABLE
 from capabilities.records import Article, DraftVersionRecord, PublicationRecord, SourceRef, TopicRecord
 from capabilities.verify import verify_publication
 
@@ -76,9 +77,9 @@ def check_publishable(title: str, body: str) -> None:
 
 class Publish(Capability[PublishArgs, PublishPlan]):
     name = "publish"
-    description = "Publish a humanized draft version of this run. Returns publication_id, url and whether it is online."
+    description = "Publish a fact-checked draft version of this run. Returns publication_id, url and whether it is online."
     Args = PublishArgs
-    inputs = {"version_id": "humanize.version_id"}
+    inputs = {"version_id": "fact_check.version_id"}
     probe_task = "Publish version 9 of the draft."
     lookalike = "publish_article"
     claims = Claims(
@@ -98,6 +99,10 @@ class Publish(Capability[PublishArgs, PublishPlan]):
                               lambda v: v.run_id == ctx.run_id)
         if version.kind != "humanized":
             raise ToolRejected(f"draft version {args.version_id} is not humanized yet; call humanize first")
+        checked = ctx.store.fact_check_status(version.id)
+        if checked not in PUBLISHABLE:
+            why = "has no fact check" if checked is None else "failed its fact check"
+            raise ToolRejected(f"draft version {args.version_id} {why}; publish the version_id fact_check returned")
         check_publishable(version.title, version.body)
         topic = ctx.store.topic(version.topic_id)
         assert topic is not None  # a draft version always belongs to a topic

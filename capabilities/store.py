@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from capabilities.factcheck import CheckedFact
+
 from capabilities.records import (ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, SourceText,
                                   TopicRecord)
 
@@ -30,6 +32,11 @@ class Store(Protocol):
     ) -> DraftVersionRecord: ...
     def draft_version(self, version_id: int) -> DraftVersionRecord | None: ...
     def latest_version(self, draft_id: int) -> DraftVersionRecord | None: ...
+
+    # fact checks
+    def record_fact_check(self, *, draft_version_id: int, round: int, mode: str, status: str, detail: str,
+                          facts: list[CheckedFact]) -> None: ...
+    def fact_check_status(self, draft_version_id: int) -> str | None: ...
 
     # publications
     def publication(self, publication_id: int) -> PublicationRecord | None: ...

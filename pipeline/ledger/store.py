@@ -15,8 +15,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from capabilities.records import (ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, SourceText,
                                   TopicRecord)
-from pipeline.ledger.models import (Draft, DraftVersion, Publication, PublicationIntent, Registration, Run, Source,
-                                   Topic)
+from capabilities.factcheck import CheckedFact
+from pipeline.ledger.models import (Draft, DraftVersion, FactCheck, FactCheckItem, Publication, PublicationIntent,
+                                   Registration, Run, Source, Topic)
 from pipeline.ledger.locks import writer_lock
 from pipeline.ledger.numbers import next_registration_number
 from pipeline.ledger.summary import run_summary
@@ -219,6 +220,26 @@ class LedgerStore:
             version = s.scalars(select(DraftVersion).where(DraftVersion.draft_id == draft_id)
                                 .order_by(DraftVersion.version.desc()).limit(1)).first()
             return _version_record(version, draft) if version else None
+
+    # fact checks ------------------------------------------------------------
+    def record_fact_check(self, *, draft_version_id: int, round: int, mode: str, status: str, detail: str,
+                          facts: list[CheckedFact]) -> None:
+        """One check and each of its facts, in one transaction."""
+        with self.sessions.begin() as s:
+            check = FactCheck(run_id=self.run_id, draft_version_id=draft_version_id, round=round, mode=mode,
+                              status=status, facts=len(facts), unsupported=sum(not f.supported for f in facts),
+                              detail=detail[:500])
+            s.add(check)
+            s.flush()
+            s.add_all(FactCheckItem(fact_check_id=check.id, kind=f.fact.kind, fact=f.fact.text, sentence=f.fact.sentence,
+                                    supported=f.supported, source_number=f.source_number, passage=f.passage)
+                      for f in facts)
+
+    def fact_check_status(self, draft_version_id: int) -> str | None:
+        """The status of the version's latest fact check (passed, warned, failed, off), None if never checked."""
+        with self.sessions() as s:
+            return s.scalar(select(FactCheck.status).where(FactCheck.draft_version_id == draft_version_id)
+                            .order_by(FactCheck.id.desc()).limit(1))
 
     # publications -----------------------------------------------------------
     def publication(self, publication_id: int) -> PublicationRecord | None:
