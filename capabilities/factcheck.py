@@ -91,7 +91,7 @@ MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
 _MONTH = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 _BARE_NUM = r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\d])"
-_NUM = r"(?<![\w.,\-/])" + _BARE_NUM
+_NUM = r"(?<![A-Za-z0-9_.,\-/])" + _BARE_NUM  # a CJK character may touch a number: 安装了1200台
 _ZH_DIGITS = "零〇一二两三四五六七八九十百千万亿"
 _ZH_NUM = f"[{_ZH_DIGITS}]+"
 SCALES = {"thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12, "万": 10**4, "亿": 10**8}
@@ -208,9 +208,9 @@ def _clean(markdown: str) -> str:
 
 
 def _scan_urls(scan: _Scan) -> None:
-    for m in re.finditer(r"https?://[^\s<>()\"'\u3000-\u303f\uff00-\uffef]+", scan.masked):
-        url = m.group().rstrip(".,;:!?")
-        scan.take(m, FactKind.url, normalise(url).split("://", 1)[1].rstrip("/"))
+    for m in re.finditer(r"https?://[^\s<>()\"'\u3000-\u303f\uff00-\uffef]*[^\s<>()\"'.,;:!?\u3000-\u303f\uff00-\uffef]",
+                         scan.masked):
+        scan.take(m, FactKind.url, normalise(m.group()).split("://", 1)[1].rstrip("/"))
 
 
 def _scan_dates(scan: _Scan) -> None:
@@ -264,7 +264,7 @@ def _scan_percent(scan: _Scan) -> None:
 def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     scale = r"(?:\s*(thousand|million|billion|trillion)\b|\s?(万|亿))?"
     unit = rf"(?:\s?-?\s?({_UNIT_RE})(?![a-z]))?"
-    for m in re.finditer(rf"{_NUM}{scale}{unit}", scan.masked, flags=re.I):
+    for m in re.finditer(rf"{_NUM}{scale}{unit}(?![A-Za-z])", scan.masked, flags=re.I):  # not 5xx, not 4B
         factor = SCALES.get((m.group(3) or m.group(4) or "").lower(), 1)
         value = _decimal(m.group(1), m.group(2), factor)
         unit_name = UNITS.get((m.group(5) or "").lower()) if m.group(5) else None

@@ -13,7 +13,10 @@ from config import Settings
 from pipeline.ledger.models import Publication, Run, Source
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
-from testkit.scripted_model import Request, ScriptedModel
+from pipeline.ledger.detail import run_detail
+from pipeline.ledger.queries import diffs
+from pipeline.report import format_run
+from testkit.scripted_model import Call, Reply, Request, ScriptedModel, say, script, step_call
 from tests.conftest import make_settings
 from tests.local_http import LocalHTTP, answer
 
@@ -98,3 +101,93 @@ def test_a_topic_whose_only_source_is_unreachable_publishes_nothing(db_url: str,
     assert first.error and "no source of the topic could be read" in first.error
     assert second.verdict == "unavailable" and len(topics) == 1  # the same topic again: it stayed available
     assert failures and all(f and "connection failed" in f for f in failures)
+
+
+FABRICATED = HONEST.replace("about 30% [1].", "about 73% [1], said Jane Smith.")
+QUOTED = HONEST + '\nThe mayor said "every flat will be warm by winter" [1].\n'
+
+
+def writer_of(first: str, revised: str | None = None):  # noqa: ANN201
+    """Writes ``first`` as draft and rewrite; a corrective message gets ``revised`` (default: ``first`` again)."""
+    def writer(request: Request) -> str:
+        return revised if revised is not None and "not in the sources" in request.last_user() else first
+    return writer
+
+
+def grounded_run(db_url: str, model: ScriptedModel, tmp_path: Path, **overrides: object):  # noqa: ANN201
+    (tmp_path / "lyon.md").write_text(SOURCE, encoding="utf-8")
+    settings = grounded_settings(db_url, model, tmp_path, "lyon.md").model_copy(update=overrides)
+    with open_runtime(settings) as rt:
+        result = run_once(rt)
+        with rt.sessions() as s:
+            detail = run_detail(s, result.run_id)
+            published = s.scalar(select(func.count()).select_from(Publication))
+            (diff,) = diffs(s, [result.run_id])
+    assert detail is not None
+    return result, detail, published, diff
+
+
+def test_an_honest_article_passes_and_the_record_names_each_fact(db_url: str, model: ScriptedModel,
+                                                                 tmp_path: Path) -> None:
+    """Each fact of an honest restatement (1200 = 1,200, 30% = 30 percent) is found, with its source passage."""
+    model.writer = honest_writer
+    result, detail, published, _ = grounded_run(db_url, model, tmp_path)
+    assert result.verdict == "success" and published == 1
+    (check,) = detail.fact_checks
+    assert check.status == "passed" and {f.fact for f in check.facts} >= {"1200", "30%", "2024", "2027"}
+    pumps = next(f for f in check.facts if f.fact == "1200")
+    assert pumps.source_number == 1 and pumps.passage and "1,200 heat pumps" in pumps.passage
+    text = format_run(detail)
+    assert "fact check of version" in text and "'30%' found in source [1]" in text
+
+
+def test_an_unsupported_number_is_never_published_and_named(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """A percentage and a person no source holds: revisions are bounded, nothing is published, the line names both."""
+    model.writer = writer_of(FABRICATED)
+    result, detail, published, diff = grounded_run(db_url, model, tmp_path)
+    assert (result.verdict, result.exit_code, result.stop_reason) == ("unverified", 4, "fact_check")
+    assert result.error == "2 facts not in the sources: '73%', 'Jane Smith'"
+    assert published == 0 and [c.status for c in detail.fact_checks] == ["failed", "failed", "failed"]
+    assert diff.counts["unsupported_facts"] == 2
+    revisions = [r for r in model.requests if "tools" not in r and "not in the sources" in r["messages"][-1]["content"]]
+    assert len(revisions) == 2 and "'73%' in: " in revisions[0]["messages"][-1]["content"]
+
+
+def test_an_invented_quotation_is_never_published(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """A quotation no source holds stops the run; the record shows the quotation with its sentence."""
+    model.writer = writer_of(QUOTED)
+    result, detail, published, _ = grounded_run(db_url, model, tmp_path, fact_check_max_revisions=0)
+    assert result.stop_reason == "fact_check" and published == 0
+    (missing,) = [f for f in detail.fact_checks[-1].facts if not f.supported]
+    assert (missing.kind, missing.fact) == ("quote", "every flat will be warm by winter")
+
+
+def test_a_corrected_revision_is_what_gets_published(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """The corrective message makes the writer drop the invented facts; the checked revision is published."""
+    model.writer = writer_of(FABRICATED, revised=HONEST)
+    result, detail, published, _ = grounded_run(db_url, model, tmp_path)
+    assert result.verdict == "success" and published == 1
+    assert [c.status for c in detail.fact_checks] == ["failed", "passed"]
+    publish = next(c for c in detail.tool_calls if c.name == "publish")
+    assert json.loads(publish.arguments)["version_id"] == detail.fact_checks[-1].draft_version_id
+
+
+def test_warn_mode_publishes_and_records_the_missing_facts(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """FACT_CHECK=warn lets the version through, the check recorded as warned with the facts missing."""
+    model.writer = writer_of(FABRICATED)
+    result, detail, published, _ = grounded_run(db_url, model, tmp_path, fact_check="warn",
+                                                fact_check_max_revisions=0)
+    assert result.verdict == "success" and published == 1
+    assert detail.fact_checks[-1].status == "warned"
+
+
+def test_publish_refuses_a_version_that_was_not_fact_checked(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """The humanized version's id handed straight to publish is refused: the check is missing."""
+    model.writer = honest_writer
+    skip_check = Reply(calls=(Call("publish", lambda results: {"version_id": results["humanize"]["version_id"]}),))
+    model.policy = script(step_call("pick_topic"), step_call("write_draft"), step_call("humanize"), skip_check,
+                          then=lambda request: say("I stop here."))
+    result, detail, published, _ = grounded_run(db_url, model, tmp_path)
+    assert published == 0 and result.verdict != "success"
+    (publish,) = [c for c in detail.tool_calls if c.name == "publish"]
+    assert publish.outcome == "rejected" and "has no fact check" in (publish.detail or "")
