@@ -191,3 +191,20 @@ def test_publish_refuses_a_version_that_was_not_fact_checked(db_url: str, model:
     assert published == 0 and result.verdict != "success"
     (publish,) = [c for c in detail.tool_calls if c.name == "publish"]
     assert publish.outcome == "rejected" and "has no fact check" in (publish.detail or "")
+
+
+def test_the_dashboard_run_page_lists_sources_and_each_fact(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """The run page (and its JSON twin) shows the sources read and each fact with its verdict and passage."""
+    from pipeline.web import WebServer, build_app, read_only_ledger
+
+    model.writer = writer_of(FABRICATED)
+    result, _, _, _ = grounded_run(db_url, model, tmp_path, fact_check_max_revisions=0)
+    settings = grounded_settings(db_url, model, tmp_path, "lyon.md")
+    with WebServer(build_app(settings, read_only_ledger(db_url)), "127.0.0.1", 0) as server, \
+            httpx.Client(base_url=server.url) as client:
+        page = client.get(f"/runs/{result.run_id}").text
+        data = client.get(f"/api/runs/{result.run_id}").json()
+    assert "Fact check of version" in page and "<code>73%</code>" in page and "not in the sources" in page
+    assert "1,200 heat pumps" in page  # the passage that backs 1200
+    assert data["sources"][0]["ok"] is True
+    assert [f["fact"] for f in data["fact_checks"][0]["facts"] if not f["supported"]] == ["73%", "Jane Smith"]
