@@ -46,7 +46,7 @@ def main() -> None:
                 from pipeline.ledger.detail import run_detail
                 trace_id = run_detail(s, result.run_id).trace_id
         assert trace_id, "the run has no trace id"
-        phoenix.spans(trace_id, PROJECT, least=8)
+        phoenix.spans(trace_id, PROJECT, until=lambda spans: any(s["parent_id"] is None for s in spans))
         project_id = next(p["id"] for p in httpx.get(f"{phoenix.url}/v1/projects").json()["data"]
                           if p["name"] == PROJECT)
         from playwright.sync_api import sync_playwright

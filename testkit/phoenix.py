@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,13 +91,14 @@ class Phoenix:
         assert self.process is not None
         self.process.send_signal(signal.SIGSTOP)
 
-    def spans(self, trace_id: str, project: str = "default", wait: float = 30.0, least: int = 1) -> list[dict[str, Any]]:
-        """The spans of one trace, read through Phoenix's REST API; waits until at least ``least`` arrived."""
+    def spans(self, trace_id: str, project: str = "default", wait: float = 30.0,
+              until: Callable[[list[dict[str, Any]]], bool] = bool) -> list[dict[str, Any]]:
+        """The spans of one trace, read through Phoenix's REST API; Phoenix stores what it receives a little
+        later, so this asks again until ``until(spans)`` holds or ``wait`` seconds passed."""
         deadline = time.monotonic() + wait
-        found: list[dict[str, Any]] = []
         while True:
             found = [s for s in self._all_spans(project) if s["context"]["trace_id"] == trace_id]
-            if len(found) >= least or time.monotonic() > deadline:
+            if until(found) or time.monotonic() > deadline:
                 return found
             time.sleep(0.5)
 
