@@ -38,6 +38,7 @@ class ClaimMatch:
     capability: str
     span: str
     score: int | None = None  # a humanize claim that states a score
+    start: int = -1  # offset of the claim in the reading text (its status line's key, or its phrase)
 
 
 _STOP = r"[^,:;。!?\n|→\ue000-\ue003]"
@@ -95,17 +96,27 @@ RUN_DONE = re.compile(
 
 @dataclass(frozen=True)
 class ClaimRules:
-    """The compiled claim reader for one catalog's vocabularies."""
+    """The compiled claim reader for one catalog's vocabularies.
+
+    ``pipeline``: the catalog is factline's own pipeline, where "All done" claims every step and a stated
+    score is humanize's result; a catalog of someone else's tools (``factline audit``) has neither.
+    """
 
     targets: list[re.Pattern[str]]
     keys: StatusKeys
     capabilities: tuple[str, ...]
+    pipeline: bool = True
 
 
 def claim_rules(catalog: Mapping[str, Capability[Any, Any]]) -> ClaimRules:
     """The reader for a catalog: each capability's vocabulary (``Capability.claims``) in the guard's grammar."""
-    vocabularies = {name: capability.claims for name, capability in catalog.items()}
-    return ClaimRules(_target_patterns(vocabularies), StatusKeys.of(vocabularies), tuple(vocabularies))
+    return vocabulary_rules({name: capability.claims for name, capability in catalog.items()})
+
+
+def vocabulary_rules(vocabularies: Mapping[str, Claims], pipeline: bool = True) -> ClaimRules:
+    """The reader for plain vocabularies (a tool name each): the same grammar, for tools factline never ran."""
+    return ClaimRules(_target_patterns(vocabularies), StatusKeys.of(vocabularies), tuple(vocabularies),
+                      pipeline and "humanize" in vocabularies)
 
 
 CLAIM_RULES = claim_rules(CATALOG)
@@ -149,12 +160,12 @@ def _targets(reading: str, consumed: list[tuple[int, int]],
             if _covered(consumed, starts, start) or _ADJECTIVAL.search(reading[max(0, start - 12):start]):
                 continue
             found.append((capability, start, end, None))
-    for m in _SCORE.finditer(reading):
+    for m in _SCORE.finditer(reading) if rules.pipeline else ():
         group = next(g for g in ("n", "z", "f", "h") if m.group(g) is not None)
         value = int(m.group(group))
         if value <= 100 and not _NOT_A_RESULT.search(reading[max(0, m.start() - 12):m.start()]):
             found.append(("humanize", m.start(group), m.end(group), value))
-    for m in RUN_DONE.finditer(reading):
+    for m in RUN_DONE.finditer(reading) if rules.pipeline else ():
         found += [(name, m.start(), m.end(), None) for name in rules.capabilities]
     for m in rules.keys.artifact.finditer(reading):
         if not _covered(consumed, starts, m.start("k")):
@@ -184,14 +195,14 @@ def find_claims(reading: str, rules: ClaimRules = CLAIM_RULES) -> list[ClaimMatc
     for status in status_lines(reading, rules.keys):
         consumed += [status.key_span, *status.word_spans]
         if status.affirmed and not any(s <= status.key_span[0] < e for s, e in plans):
-            found.append(ClaimMatch(status.capability, status.text))
+            found.append(ClaimMatch(status.capability, status.text, start=status.key_span[0]))
     candidates = [c for c in _targets(reading, consumed, rules) if not any(s <= c[1] < e for s, e in plans)]
     if candidates:
         context = Context(reading, _chunks(reading))
         for capability, start, end, score in candidates:
             i = context.locate(start)
             if i is not None and not context.categories(i, start, end):
-                found.append(ClaimMatch(capability, reading[start:end].strip(MASKS) or capability, score))
+                found.append(ClaimMatch(capability, reading[start:end].strip(MASKS) or capability, score, start))
     unique: dict[tuple[str, int | None], ClaimMatch] = {}
     for claim in found:
         unique.setdefault((claim.capability, claim.score), claim)
