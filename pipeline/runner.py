@@ -260,7 +260,7 @@ def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel
                           tracing=runtime.tracing)
     store = LedgerStore(runtime.sessions, journal.run_id, runtime.settings.pipeline)
     ctx = CapabilityContext(run_id=journal.run_id, settings=runtime.settings, store=store,
-                            http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
+                            http=runtime.http, page_http=runtime.page_http, text_model=llm, target=runtime.target, forced_topic=topic)
     gateway = Gateway(dict(catalog), ctx, journal, usage, runtime.policy, sleep=sleep)
     return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event(), catalog)
 

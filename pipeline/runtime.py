@@ -36,6 +36,7 @@ class Runtime:
     settings: Settings
     sessions: sessionmaker[Session]
     http: httpx.Client
+    page_http: httpx.Client  # the page check's: the same deadline, never a proxy (pipeline.http)
     target: PublishTarget
     endpoint: Endpoint
     openai_client: openai.OpenAI
@@ -84,6 +85,8 @@ def open_runtimes(pipelines: Sequence[Settings], stop: threading.Event | None = 
         for settings in pipelines:
             deadline = RunDeadline(stop)
             http = stack.enter_context(http_client(settings, deadline, settings.http_timeout_seconds))
+            page_http = http if not settings.http_trust_env else stack.enter_context(
+                http_client(settings, deadline, settings.http_timeout_seconds, trust_env=False))
             if settings.publish_target == "local" and local_site is not None:
                 target = local_site
             else:
@@ -94,7 +97,7 @@ def open_runtimes(pipelines: Sequence[Settings], stop: threading.Event | None = 
             stack.callback(client.close)
             logger.info("runtime.ready", pipeline=settings.pipeline, endpoint=endpoint.base_url, model=endpoint.model,
                         mode=endpoint.mode, target=target.name, seconds=round(time.monotonic() - started, 2))
-            runtimes[settings.pipeline] = Runtime(settings, sessions, http, target, endpoint, client,
+            runtimes[settings.pipeline] = Runtime(settings, sessions, http, page_http, target, endpoint, client,
                                                   RetryPolicy.from_settings(settings), deadline, Redactor.of(settings),
                                                   tracing)
         yield runtimes
