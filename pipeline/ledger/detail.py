@@ -132,6 +132,7 @@ class RunDetail:
     dry_run: bool = False
     sources: tuple[SourceRow, ...] = ()
     fact_checks: tuple[FactCheckRow, ...] = ()
+    trace_id: str | None = None  # the run's OpenTelemetry trace, when traces were on
 
     def hallucinations_caught(self) -> int:
         """Model turns with at least one unbacked finding, counted as pipeline.ledger.daily counts them."""
@@ -153,6 +154,7 @@ class RunDetail:
             "publications": [vars(p) for p in self.publications], "dry_run": self.dry_run,
             "sources": [vars(src) for src in self.sources],
             "fact_checks": [{**vars(c), "facts": [vars(f) for f in c.facts]} for c in self.fact_checks],
+            "trace_id": self.trace_id,
         }
 
 
@@ -191,7 +193,7 @@ def run_detail(s: Session, run_id: int) -> RunDetail | None:
         stop_reason=run.stop_reason, error=run.error, model=run.model, tool_call_mode=run.tool_call_mode,
         started_at=started_at, finished_at=_utc(run.finished_at), tokens=run.tokens_used, tool_calls=calls,
         claims=claims, nudges=nudges, events=events, registrations=registrations, publications=publications,
-        dry_run=run.dry_run, sources=sources, fact_checks=_fact_checks(s, run_id))
+        dry_run=run.dry_run, trace_id=run.trace_id, sources=sources, fact_checks=_fact_checks(s, run_id))
 
 
 def _fact_checks(s: Session, run_id: int) -> tuple[FactCheckRow, ...]:
