@@ -43,6 +43,38 @@ class Runtime:
     redact: Redactor  # the settings' secrets, replaced in every text the run stores (config.secrets)
 
 
+@dataclass
+class Publisher:
+    """What publishing needs and no model: the ledger, the HTTP client, the target, retries, the deadline.
+
+    An approved run is continued with it (pipeline.review.publisher): an editor's command never starts a model.
+    """
+
+    settings: Settings
+    sessions: sessionmaker[Session]
+    http: httpx.Client
+    target: PublishTarget
+    policy: RetryPolicy
+    deadline: RunDeadline
+    redact: Redactor
+
+    @classmethod
+    def of(cls, runtime: Runtime) -> Publisher:
+        return cls(runtime.settings, runtime.sessions, runtime.http, runtime.target, runtime.policy, runtime.deadline,
+                   runtime.redact)
+
+
+@contextmanager
+def open_publisher(settings: Settings) -> Iterator[Publisher]:
+    """A Publisher for one pipeline; the target's resources (the local site's server) stop with the block."""
+    with ExitStack() as stack:
+        deadline = RunDeadline()
+        http = stack.enter_context(http_client(settings, deadline, settings.http_timeout_seconds))
+        target = stack.enter_context(open_target(settings, http))
+        yield Publisher(settings, open_ledger(settings.database_url), http, target, RetryPolicy.from_settings(settings),
+                        deadline, Redactor.of(settings))
+
+
 def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoint] | None = None) -> Endpoint:
     """The configured endpoint, or the embedded local model started on the stack (auto -> constrained).
 
