@@ -186,11 +186,12 @@ def cmd_approve(settings: Settings, args: argparse.Namespace) -> int:
             raise CommandError(f"cannot read --edit {args.edit}: {exc.__class__.__name__}") from None
     sessions = _sessions(settings, args.fleet)
     run_settings = _run_settings(sessions, args.fleet, args.run)
-    decision = decide.approve(sessions, args.run, args.by, edit)
+    inline = run_settings.executor == "inline"
+    decision = decide.approve(sessions, args.run, args.by, edit, take=inline)
     if not decision.accepted:
-        if run_settings.executor == "inline" and decide.is_owed(sessions, args.run):
+        if inline and decide.is_owed(sessions, args.run):
             emit(f"{decision.line}; the process publishing it died: publishing it here")
-            return _carry_out(run_settings, args.run)
+            return _carry_out(run_settings, args.run, taken=False)
         return _refused(decision.line)
     emit(decision.line)
     if run_settings.executor == "celery":
@@ -200,18 +201,21 @@ def cmd_approve(settings: Settings, args: argparse.Namespace) -> int:
         emit(f"run {args.run}: sent to the workers (queue {run_settings.celery_queue})" if sent else
              f"run {args.run}: the broker did not take it; the scheduler's reconciler sends it again")
         return 0
-    return _carry_out(run_settings, args.run)
+    return _carry_out(run_settings, args.run, taken=True)
 
 
-def _carry_out(settings: Settings, run_id: int) -> int:
+def _carry_out(settings: Settings, run_id: int, *, taken: bool) -> int:
+    """Publish run ``run_id`` here (``taken``: this process approved and holds it), and approvals left owed."""
     from pipeline.ledger.detail import run_detail
     from pipeline.report import format_run
     from pipeline.review import decide
+    from pipeline.review.publisher import continue_approved
     from pipeline.runtime import open_publisher
 
     with open_publisher(settings) as publisher:
-        owed = {done.run_id: done for done in decide.carry_out_owed(publisher)}
-        done = owed.pop(run_id, None) or decide.carry_out(publisher, run_id)
+        done = continue_approved(publisher, run_id) if taken else None
+        owed = {other.run_id: other for other in decide.carry_out_owed(publisher)}
+        done = done or owed.pop(run_id, None) or decide.carry_out(publisher, run_id)
         for other in owed.values():
             emit(f"run {other.run_id}: an approval left owed by a process that died was carried out: {other.verdict}")
         if done is None:

@@ -137,12 +137,20 @@ def lock(s: Session, run_id: int) -> None:
     writer_lock(s, f"review:{run_id}")
 
 
-def approve(s: Session, run_id: int, editor: str | None, version_id: int | None = None) -> Decision:
-    """awaiting_review -> approved, publishing ``version_id`` (an edit) or the version held."""
+def approve(s: Session, run_id: int, editor: str | None, version_id: int | None = None, *,
+            take: bool = False) -> Decision:
+    """awaiting_review -> approved, publishing ``version_id`` (an edit) or the version held.
+
+    ``take``: this process publishes it (the inline executor), so the run goes straight to ``running``, owned
+    by this process, in the same compare-and-set: no moment in which another process could take it for owed.
+    """
     lock(s, run_id)
     held = requested(s, run_id)
     chosen = version_id or (held.version_id if held else None)
-    decision = _decide(s, run_id, ReviewAction.approve, editor, {"status": RunStatus.approved}, version_id=chosen)
+    values: dict[str, object] = {"status": RunStatus.approved}
+    if take:
+        values = {"status": RunStatus.running, "host": socket.gethostname(), "pid": os.getpid(), "heartbeat_at": now()}
+    decision = _decide(s, run_id, ReviewAction.approve, editor, values, version_id=chosen)
     if decision.accepted:
         return Decision(True, f"run {run_id} approved{f' by {editor}' if editor else ''}: publishing version "
                               f"{chosen}", run_id, chosen)

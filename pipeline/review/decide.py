@@ -49,8 +49,10 @@ def recheck(title: str, body: str) -> None:
     check_publishable(title, body)
 
 
-def approve(sessions: sessionmaker[Session], run_id: int, editor: str | None, edit: Edit | None = None) -> Decision:
-    """Approve run ``run_id`` (publishing ``edit`` as a version of its own, checked again, when given)."""
+def approve(sessions: sessionmaker[Session], run_id: int, editor: str | None, edit: Edit | None = None, *,
+            take: bool = False) -> Decision:
+    """Approve run ``run_id`` (publishing ``edit`` as a version of its own, checked again, when given);
+    ``take``: this process publishes it next (pipeline.review.publisher.continue_approved)."""
     version_id = None
     if edit is not None:
         with sessions() as s:
@@ -64,7 +66,7 @@ def approve(sessions: sessionmaker[Session], run_id: int, editor: str | None, ed
             if refused is not None:
                 return refused
     with sessions.begin() as s:
-        decision = reviews.approve(s, run_id, editor, version_id)
+        decision = reviews.approve(s, run_id, editor, version_id, take=take)
     logger.info("review.approve", run_id=run_id, editor=editor, accepted=decision.accepted, line=decision.line)
     return decision
 
