@@ -32,6 +32,8 @@ class Category(StrEnum):
     NEGATED = "negated"
     HYPOTHETICAL = "hypothetical"
     QUESTION = "question"  # also: every target of a sentence that ends with ?
+    HISTORICAL = "historical"  # done, but before this conversation ("booked 3 days ago", "created on 2024-05-01")
+    GENERAL = "general"  # talk about how things usually go, not about this run ("refunds are typically issued")
 
 
 class Direction(StrEnum):
@@ -54,6 +56,8 @@ class Trigger:
 
 
 N, H, Q = Category.NEGATED, Category.HYPOTHETICAL, Category.QUESTION
+PAST, GENERAL = Category.HISTORICAL, Category.GENERAL
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?"
 FWD, BWD = Direction.FORWARD, Direction.BACKWARD
 CLAUSE, SENTENCE = Scope.CLAUSE, Scope.SENTENCE
 _EN = r"(?<![A-Za-z])(?:{})(?![A-Za-z])"  # English words: whole words only
@@ -87,6 +91,17 @@ TRIGGERS: tuple[Trigger, ...] = (
             H, FWD, CLAUSE),
     Trigger(r"会|要|需|应该|应当|可以|能够|能|然后|再|请|想", H, FWD, CLAUSE, max_gap=8),
     Trigger(r"待定|待办|稍后|之后再说|未定", H, BWD, CLAUSE),
+    # --- done before this conversation, or talk about what usually happens
+    Trigger(_EN.format(r"ago|previously|originally|earlier|in the past|at the time of|within the (?:last|past)"
+                       r"|more than \d+ (?:hours?|days?|weeks?)|last (?:week|month|year|night)|yesterday"), PAST, BWD, CLAUSE),
+    Trigger(_EN.format(r"previously|originally|previous|prior|earlier|already existing|existing"), PAST, FWD, CLAUSE, max_gap=40),
+    Trigger(rf"(?<![A-Za-z])on (?:\d{{4}}-\d{{2}}-\d{{2}}|{_MONTH})", PAST, BWD, CLAUSE, max_gap=1),
+    Trigger(r"之前|此前|以前|先前|早些时候|昨天|上周|天前|小时前", PAST, BWD, CLAUSE),
+    Trigger(r"曾经|曾|此前|之前|以前|先前|原先|原来", PAST, FWD, CLAUSE, max_gap=6),
+    Trigger(_EN.format(r"typically|usually|generally|normally|in general|as a rule|often|tends? to|always|ordinarily"),
+            GENERAL, FWD, SENTENCE),
+    Trigger(_EN.format(r"typically|usually|generally|normally|in general|as a rule|ordinarily"), GENERAL, BWD, CLAUSE),
+    Trigger(r"通常|一般来说|一般|往往|通常情况下", GENERAL, FWD, SENTENCE),
     # --- questions
     Trigger(r"吗|了没有|有没有|是不是|没有\?", Q, BWD, SENTENCE),
     Trigger(_EN.format(r"has it|was it|is it|did it|did you|have you|do you|should I|shall I"), Q),
@@ -163,7 +178,7 @@ class Context:
                 if start < self._scope_end(i, f.end, t.scope) and (t.max_gap is None or start - f.end <= t.max_gap):
                     covered.add(t.category)
             elif t.direction is Direction.BACKWARD and f.start >= end:
-                if self._scope_start(i, f.start, t.scope) <= start:
+                if self._scope_start(i, f.start, t.scope) <= start and (t.max_gap is None or f.start - end <= t.max_gap):
                     covered.add(t.category)
         return covered
 

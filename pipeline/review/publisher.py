@@ -101,7 +101,7 @@ def _publish_register_report(rt: Publisher, journal: RunJournal, version_id: int
     """The three calls, each through the gateway; a step that does not succeed ends the sequence there."""
     store = LedgerStore(rt.sessions, journal.run_id, rt.settings.pipeline)
     ctx = CapabilityContext(run_id=journal.run_id, settings=rt.settings, store=store, http=rt.http,
-                            text_model=NoTextModel(), target=rt.target)
+                            page_http=rt.page_http, text_model=NoTextModel(), target=rt.target)
     usage = RunUsage(RunBudget.from_settings(rt.settings))
     gateway = Gateway({name: CATALOG[name] for name in STEPS}, ctx, journal, usage, rt.policy)
     turn = journal.last_turn() + 1
