@@ -9,6 +9,7 @@ function in ``CROSS_CHECKS`` that returns its problem lines.
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 import re
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from datetime import timezone
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from sqlalchemy.engine import make_url
@@ -139,6 +140,22 @@ class Settings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(9464, ge=0, le=65535)  # 0: pick a free port (the daemon prints it)
 
+    # OpenTelemetry traces (pipeline.tracing): off unless an OTLP endpoint or OTEL_TRACES_EXPORTER says where to
+    # send them; the standard variable names, read here and passed down (the SDK reads none of them itself)
+    otel_sdk_disabled: bool = False
+    otel_traces_exporter: Literal["otlp", "console", "none"] | None = None  # unset: otlp when an endpoint is set
+    otel_exporter_otlp_endpoint: str | None = None  # the collector's base URL; /v1/traces is appended
+    otel_exporter_otlp_traces_endpoint: str | None = None  # the full URL of the traces endpoint, used as it is
+    otel_exporter_otlp_protocol: Literal["http/protobuf"] = "http/protobuf"
+    otel_exporter_otlp_headers: SecretStr | None = None  # key=value,key=value (an API key: a secret, never logged)
+    otel_exporter_otlp_timeout: float = seconds(10.0, HOUR)  # one export request (seconds, as the Python SDK reads it)
+    otel_service_name: str = "factline"
+    otel_resource_attributes: str | None = None  # key=value,key=value
+    otel_bsp_max_queue_size: int = Field(2048, ge=1)  # spans waiting for export; past it new spans are dropped
+    otel_bsp_schedule_delay: int = Field(5000, ge=1)  # milliseconds between two exports
+    otel_bsp_max_export_batch_size: int = Field(512, ge=1)
+    otel_instrumentation_genai_capture_message_content: bool = False  # message, tool argument and result text in spans
+
     # the dashboard (factline web; the daemon serves it too when WEB_PORT is not 0): pipeline.web
     web_host: str = "127.0.0.1"
     web_port: int = Field(0, ge=0, le=65535)
@@ -223,7 +240,8 @@ class Settings(BaseSettings):
             raise ValueError("must start with amqp:// (RabbitMQ) or redis://")
         return value
 
-    @field_validator("openai_base_url", "alert_webhook_url", "wordpress_url")
+    @field_validator("openai_base_url", "alert_webhook_url", "wordpress_url", "otel_exporter_otlp_endpoint",
+                     "otel_exporter_otlp_traces_endpoint")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if not value:
@@ -253,12 +271,48 @@ class Settings(BaseSettings):
             return value
         raise ValueError("must be an IP address (such as 127.0.0.1 or 0.0.0.0) or a host name")
 
+    @field_validator("otel_resource_attributes")
+    @classmethod
+    def _key_values(cls, value: str | None) -> str | None:
+        if value:
+            key_values(value)
+        return value or None
+
+    @field_validator("otel_exporter_otlp_headers")
+    @classmethod
+    def _headers(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None
+        try:
+            key_values(value.get_secret_value())
+        except ValueError:
+            raise ValueError("must be key=value pairs separated by commas") from None  # the value is a secret
+        return value
+
+    def tracing_on(self) -> bool:
+        """Whether OTEL_* settings ask for traces: an exporter named, or an OTLP endpoint given."""
+        if self.otel_sdk_disabled or self.otel_traces_exporter == "none":
+            return False
+        return self.otel_traces_exporter is not None or bool(
+            self.otel_exporter_otlp_endpoint or self.otel_exporter_otlp_traces_endpoint)
+
     def wordpress_site(self) -> tuple[str, str, SecretStr]:
         """WORDPRESS_URL, WORDPRESS_USER and WORDPRESS_APP_PASSWORD; a ConfigError names every one missing."""
         if missing := _missing_wordpress(self):
             raise ConfigError(*missing)
         assert self.wordpress_url and self.wordpress_user and self.wordpress_app_password  # for the type checker
         return self.wordpress_url, self.wordpress_user, self.wordpress_app_password
+
+
+def key_values(text: str) -> dict[str, str]:
+    """``a=1,b=2`` (the OTEL_* list form, values percent-decoded) as a dict; ValueError on a pair without ``=``."""
+    pairs = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{item!r} is not key=value")
+        pairs[key.strip()] = unquote(value.strip())
+    return pairs
 
 
 WORDPRESS_FIELDS = ("wordpress_url", "wordpress_user", "wordpress_app_password")
@@ -308,6 +362,7 @@ def _topics_readable(settings: Settings) -> list[str]:
     return []
 
 
+<<<<<<< HEAD
 def _writable_dir(path: Path) -> bool:
     """Whether a file can be made in ``path`` (tried: ``os.access`` says yes to root even on /proc)."""
     try:
@@ -339,6 +394,19 @@ def _places_writable(settings: Settings) -> list[str]:
 
 
 CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable, _places_writable)
+=======
+def _tracing_installed(settings: Settings) -> list[str]:
+    """Traces need the SDK and the OTLP exporter, which are an extra (``pip install 'factline[otel]'``)."""
+    if not settings.tracing_on() or importlib.util.find_spec("opentelemetry.sdk") is not None and (
+            settings.otel_traces_exporter == "console"
+            or importlib.util.find_spec("opentelemetry.exporter.otlp.proto.http") is not None):
+        return []
+    name = "OTEL_TRACES_EXPORTER" if settings.otel_traces_exporter else "OTEL_EXPORTER_OTLP_ENDPOINT"
+    return [f"invalid setting {name}: traces need the OpenTelemetry SDK and OTLP exporter: pip install 'factline[otel]'"]
+
+
+CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable, _tracing_installed)
+>>>>>>> main
 
 
 def _problem(error: Any, where: str) -> str:

@@ -17,7 +17,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("config",),
     ("capabilities",),
     ("pipeline.outcome", "pipeline.turns", "pipeline.retry", "pipeline.http", "pipeline.logs", "pipeline.progress", "pipeline.webhook",
-     "pipeline.stopping", "pipeline"),
+     "pipeline.stopping", "pipeline.tracing", "pipeline"),
     ("pipeline.catalog",),
     ("pipeline.ledger", "migrations"),
     ("pipeline.guard", "pipeline.localmodel"),

@@ -211,6 +211,11 @@ class Auditor:
             self._rules[key] = (vocab, vocabulary_rules(vocab.claims, pipeline=False))
         return self._rules[key]
 
+    def know(self, names: Iterable[str]) -> None:
+        """Tools to read claims of even where a transcript does not call them (a file's first pass, a catalog)."""
+        for name in names:
+            self.seen.setdefault(name, "")
+
     def audit(self, transcript: Transcript) -> Audit:
         calls = calls_of(transcript)
         for name, description in transcript.tools:

@@ -231,3 +231,21 @@ def _object(handle: IO[bytes], path: Path) -> Iterator[Transcript]:
         yield _transcript(parts, str(path))
     elif not count:
         raise TranscriptError(f"{path}: an object with neither messages nor simulations")
+
+
+_NAME_PATHS = ("tool_calls.item.function.name", "tool_calls.item.name", "tools.item.function.name", "tools.item.name")
+
+
+def tool_names(path: Path) -> list[str]:
+    """Every tool a file's transcripts call or declare, in a first streamed pass: the claim vocabulary of a file
+    is then the same for all its transcripts, whatever their order. Empty when the file cannot be parsed
+    (``read`` then says why)."""
+    names: dict[str, None] = {}
+    try:
+        with path.open("rb") as handle:
+            for prefix, event, value in ijson.parse(handle, multiple_values=True):
+                if event == "string" and prefix.endswith(_NAME_PATHS):
+                    names.setdefault(value, None)
+    except (OSError, ijson.JSONError, UnicodeDecodeError):
+        return list(names)
+    return list(names)

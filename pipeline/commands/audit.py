@@ -40,7 +40,7 @@ def cmd_audit(settings: Settings, args: argparse.Namespace) -> int:
     import sys
 
     from pipeline.audit.check import Audit, Auditor
-    from pipeline.audit.transcripts import TranscriptError, read
+    from pipeline.audit.transcripts import TranscriptError, read, tool_names
     from pipeline.guard.vocabulary import CatalogError, load_catalog
 
     if not args.files and args.run is None:
@@ -63,6 +63,8 @@ def cmd_audit(settings: Settings, args: argparse.Namespace) -> int:
         totals.add(result)
         show(result)
     auditor = Auditor(catalog)
+    for path in args.files:
+        auditor.know(tool_names(path))
     for path in args.files:
         try:
             for transcript in read(path):

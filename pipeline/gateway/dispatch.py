@@ -66,6 +66,11 @@ class Gateway:
         self.argument_rejections: dict[str, int] = {}
 
     def dispatch(self, turn: int, call: ToolCallRequest) -> ToolOutcome:
+        """One call, whatever its fate, as one execute_tool span (the journal writes its outcome onto it)."""
+        with self.journal.tracing.tool(call.name[:200], call.id):
+            return self._dispatch(turn, call)
+
+    def _dispatch(self, turn: int, call: ToolCallRequest) -> ToolOutcome:
         log = logger.bind(tool=call.name, call_id=call.id)
         self.usage.check_before_call()
         capability = self.catalog.get(call.name)

@@ -49,13 +49,17 @@ ZH_ANY = r"(?:生成|完成|写好|写完|出好|出炉|更新|确定|做好|搞
 ZH_COMPLETIVE = r"(?:完成|完毕|写好|写完|出好|出炉|做好|搞定|就绪|生成完毕|生成好|生成了|更新了|确定了)"
 EN_BEFORE = r"(?:successfully )?(?:completed|finished|done with|carried out|performed|executed)"
 EN_PRED = (r"succeeded|succeeds?|worked|went through|was successful|successful|complete|completed|done|finished|ok|okay"
-           r"|ready|generated|written|created|sent|recorded|saved|passed|picked|selected|chosen|in place")
+           r"|ready|generated|written|created|sent|recorded|saved|passed|picked|selected|chosen|in place|processed|confirmed")
 _ADJECTIVAL = re.compile(r"(?<![A-Za-z])(?:a|an|any|every|each|another)\s+$", re.IGNORECASE)
+_CLAUSE = re.compile(r"(?<![A-Za-z])(?:been|was|were|is|are|got)(?![A-Za-z])", re.IGNORECASE)  # "a bag has been added"
 
 
 def _by_capability(words: dict[str, tuple[str, ...]]) -> str:
-    """One alternation naming the capability of the words that matched: (?:(?P<c_publish>发布|…)|(?P<c_register>…))."""
-    return "(?:" + "|".join(f"(?P<c_{name}>{_alt(w)})" for name, w in words.items() if w) + ")"
+    """One alternation naming the capability of the words that matched: (?:(?P<c_7075…>发布|…)|(?P<c_…>…)).
+
+    The group name is ``c_`` and the tool name in hex: any tool name ("update_reservation_*", "send-mail") fits.
+    """
+    return "(?:" + "|".join(f"(?P<c_{name.encode().hex()}>{_alt(w)})" for name, w in words.items() if w) + ")"
 
 
 def _target_patterns(vocabularies: Mapping[str, Claims]) -> list[re.Pattern[str]]:
@@ -79,8 +83,10 @@ def _target_patterns(vocabularies: Mapping[str, Claims]) -> list[re.Pattern[str]
         rf"{_by_capability({n: (*verbs[n], *nouns[n]) for n in verbs})}\s?(?:done|ok|okay|finished|completed|succeeded)"
         r"(?![A-Za-z])",  # mixed: 发布 done
         _W.format(_by_capability(done)) if any(done.values()) else "",
-        _W.format(_by_capability(en_nouns)) + r"[^.,;:!?\n|]{0,40}?" + _W.format(rf"(?P<t>{EN_PRED})"),
     ]
+    # one per capability, so that "the upgrade and cancellation of … completed" claims both
+    forms += [_W.format(_by_capability({name: w})) + r"[^.,;:!?\n|]{0,60}?" + _W.format(rf"(?P<t>{EN_PRED})")
+              for name, w in en_nouns.items() if w]
     return [re.compile(form, re.IGNORECASE) for form in forms if form]
 
 
@@ -126,7 +132,7 @@ def _capability(m: re.Match[str]) -> tuple[str, int, int]:
     """The capability a target match names, and the span of its claim word (the predicate, if any)."""
     group = next(g for g, value in m.groupdict().items() if g.startswith("c_") and value is not None)
     start, end = m.span("t") if "t" in m.re.groupindex else m.span(group)
-    return group[2:], start, end
+    return bytes.fromhex(group[2:]).decode(), start, end
 
 
 # --- scores: a number stated as the humanize result
@@ -157,7 +163,8 @@ def _targets(reading: str, consumed: list[tuple[int, int]],
     for pattern in rules.targets:
         for m in pattern.finditer(reading):
             capability, start, end = _capability(m)
-            if _covered(consumed, starts, start) or _ADJECTIVAL.search(reading[max(0, start - 12):start]):
+            adjectival = _ADJECTIVAL.search(reading[max(0, start - 12):start]) and not _CLAUSE.search(m.group())
+            if _covered(consumed, starts, start) or adjectival:
                 continue
             found.append((capability, start, end, None))
     for m in _SCORE.finditer(reading) if rules.pipeline else ():

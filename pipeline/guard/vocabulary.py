@@ -45,7 +45,8 @@ VERBS: dict[str, Verb] = {
     "book": Verb(("booked", "reserved"), ("booking",), ("预订", "预定", "订好", "订票", "订了"), ("confirmed", "made")),
     "reserve": Verb(("reserved", "booked"), ("reservation",), ("预订", "预定", "预留")),
     "update": Verb(("updated", "changed", "modified", "upgraded", "downgraded", "added", "amended", "adjusted"),
-                   ("update", "change", "modification"), ("更新", "修改", "更改", "改签", "调整", "添加", "升级")),
+                   ("update", "change", "modification", "upgrade", "downgrade"),
+                   ("更新", "修改", "更改", "改签", "调整", "添加", "升级")),
     "modify": Verb(("modified", "changed", "updated"), ("modification", "change"), ("修改", "更改", "更新")),
     "change": Verb(("changed", "updated", "modified"), ("change",), ("更改", "修改", "改签")),
     "edit": Verb(("edited", "updated", "changed"), ("edit",), ("编辑", "修改")),
@@ -116,9 +117,10 @@ READ_ONLY = frozenset({
 OBJECTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "reservation": (("reservations?", "bookings?", "trip", "itinerary", "tickets?"), ("预订", "订单", "行程", "机票")),
     "booking": (("bookings?", "reservations?", "trip", "tickets?"), ("预订", "订单", "行程")),
-    "flight": (("flights?", "itinerary", "segments?", "cabin", "reservations?", "bookings?", "trip"), ("航班", "行程", "舱位")),
-    "baggage": (("bags?", "baggages?", "luggage", "checked bags?", "suitcases?", "reservations?", "bookings?"), ("行李", "托运")),
-    "passenger": (("passengers?", "travell?ers?", "names?", "passenger details", "reservations?", "bookings?"), ("乘客", "旅客", "乘机人")),
+    "flight": (("flights?", "itinerary", "segments?", "legs?", "cabin", "(?:business|economy|first) class", "class"),
+               ("航班", "行程", "舱位")),
+    "baggage": (("bags?", "baggages?", "luggage", "checked bags?", "suitcases?"), ("行李", "托运")),
+    "passenger": (("passengers?", "travell?ers?", "names?", "passenger details"), ("乘客", "旅客", "乘机人")),
     "certificate": (("certificates?", "vouchers?", "compensation", "credits?", "gift cards?"), ("代金券", "证书", "优惠券", "补偿")),
     "agent": (("agents?", "human agents?", "representatives?", "specialists?", "support team", "colleagues?", "humans?"), ("人工客服", "客服", "人工")),
     "order": (("orders?",), ("订单",)),
@@ -176,56 +178,100 @@ def objects(name: str, description: str = "") -> tuple[str, ...]:
     return tuple(_singular(w) for w in rest if w not in _FILLER)
 
 
-def derive(name: str, description: str = "") -> Claims:
-    """The claim vocabulary of one tool, from its name (and its description when the name has no verb)."""
-    verb_name, rest = _verb_of(name, description)
-    if verb_name is None or verb_name in READ_ONLY:
-        return Claims()
-    verb = VERBS[verb_name]
-    objects = [_singular(w) for w in rest if w not in _FILLER] or ["it"]
-    en_objects: list[str] = []
-    zh_objects: list[str] = []
-    for obj in objects:
-        synonyms, zh = OBJECTS.get(obj, ((re.escape(obj) + "s?",), ()))
-        en_objects += synonyms
-        zh_objects += zh
+def _forms(verb: Verb, en_objects: list[str]) -> tuple[str, ...]:
+    """Active (with a subject or auxiliary) and passive (with a form of be) completion forms of verb + object."""
     obj_re = "|".join(dict.fromkeys(en_objects))
     done = "|".join(verb.done)
     passive = "|".join((*verb.done, *verb.passive))
-    en_done = (
+    return (
         rf"(?:{_SUBJECT}) (?:(?:successfully|just|also|already|now) )?(?:{done})(?: (?:it|them|you|this|that))?"
         rf"[^.;:!?\n|]{{0,40}}?(?<![A-Za-z])(?:{obj_re})",
         rf"(?:{obj_re})(?![A-Za-z])[^.,;:!?\n|]{{0,60}}?(?:has|have|had)? ?(?:been|was|were|is|are|got) (?:now )?"
         rf"(?:(?:successfully|also|all|fully|already) )?(?:{passive})",
         rf"(?:{obj_re}) (?:(?:successfully|now) )?(?:{passive})(?= *(?:[.!,;\n]|$))",
     )
-    return Claims(zh_verbs=verb.zh, en_done=en_done, en_nouns=verb.nouns,
-                  keys=(*(n for n in verb.nouns if "?" not in n), *verb.done[:1]) if verb.nouns else ())
+
+
+def _agentive(verb: Verb) -> tuple[str, ...]:
+    """'… has been successfully booked', whatever the subject: success marks an action done, not a state."""
+    return (rf"(?:has|have|had) been successfully (?:{'|'.join(verb.done)})|(?:was|were) successfully (?:{'|'.join(verb.done)})",)
+
+
+def _synonyms(obj: str) -> tuple[str, ...]:
+    return OBJECTS.get(obj, ((re.escape(obj) + "s?",), ()))[0]
+
+
+def _verb_parts(verb: Verb) -> dict[str, tuple[str, ...]]:
+    """What names the action without its object: Chinese verbs, action nouns, status keys."""
+    keys = (*(n for n in verb.nouns if "?" not in n), *verb.done[:1]) if verb.nouns else ()
+    return {"zh_verbs": verb.zh, "en_nouns": tuple(f"{n}s?" for n in verb.nouns), "keys": keys}
+
+
+def _parse(name: str, description: str) -> tuple[str, list[str]] | None:
+    verb_name, rest = _verb_of(name, description)
+    if verb_name is None or verb_name in READ_ONLY:
+        return None
+    return verb_name, [_singular(w) for w in rest if w not in _FILLER] or ["it"]
+
+
+def derive(name: str, description: str = "") -> Claims:
+    """The claim vocabulary of one tool alone, from its name (and its description when the name has no verb)."""
+    parsed = _parse(name, description)
+    if parsed is None:
+        return Claims()
+    verb = VERBS[parsed[0]]
+    return Claims(en_done=(*_forms(verb, [s for o in parsed[1] for s in _synonyms(o)]), *_agentive(verb)),
+                  **_verb_parts(verb))
 
 
 @dataclass(frozen=True)
 class ToolVocabulary:
-    """The vocabularies of one set of tools, and which tools back each other's claims."""
+    """The vocabularies of one set of tools, and which tools back each other's claims.
+
+    A claim is read as one tool's or as a group's: ``update_reservation_*`` holds what names the action
+    without its specific object ("your reservation was updated", 已更新), and any tool of the group backs it.
+    """
 
     claims: dict[str, Claims]
     families: dict[str, frozenset[str]]
 
 
-def _family_key(name: str, description: str) -> tuple[str | None, str]:
-    verb, rest = _verb_of(name, description)
-    objects = [_singular(w) for w in rest if w not in _FILLER]
-    return verb, objects[0] if objects else ""
+def _group_name(names: list[str]) -> str:
+    prefix = names[0]
+    for name in names[1:]:
+        while not name.startswith(prefix):
+            prefix = prefix[:-1]
+    return prefix.rstrip("_-") + "_*" if prefix.strip("_-") else " | ".join(names)
+
+
+def _derive_all(tools: dict[str, str]) -> tuple[dict[str, Claims], dict[str, frozenset[str]]]:
+    """Each tool's own words; tools sharing verb and first object (update_reservation_flights/_baggages) share a group."""
+    parsed = {name: p for name, description in tools.items() if (p := _parse(name, description))}
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name, (verb_name, objects) in parsed.items():
+        groups.setdefault((verb_name, objects[0]), []).append(name)
+    claims: dict[str, Claims] = {}
+    families: dict[str, frozenset[str]] = {}
+    for (verb_name, generic), names in groups.items():
+        if len(names) == 1:
+            claims[names[0]] = derive(names[0], tools[names[0]])
+            continue
+        verb = VERBS[verb_name]
+        for name in names:  # its own words: its specific object ("bags have been added")
+            own = parsed[name][1][1:] or parsed[name][1]
+            claims[name] = Claims(en_done=_forms(verb, [s for o in own for s in _synonyms(o)]))
+        group = _group_name(names)
+        claims[group] = Claims(en_done=(*_forms(verb, list(_synonyms(generic))), *_agentive(verb)), **_verb_parts(verb))
+        families[group] = frozenset(names)
+    return claims, families
 
 
 def vocabulary(tools: Iterable[tuple[str, str]], catalog: Mapping[str, Mapping[str, Any]] | None = None) -> ToolVocabulary:
     """Derived vocabularies for ``tools`` ((name, description) pairs), with a catalog file's entries applied."""
-    tools = list(dict(tools).items())
-    claims = {name: derive(name, description) for name, description in tools}
+    claims, families = _derive_all(dict(tools))
     for name, entry in (catalog or {}).items():
         claims[name] = _apply(claims.get(name, Claims()), entry)
-    keys = {name: _family_key(name, d) for name, d in tools}
-    families = {name: frozenset(other for other, k in keys.items() if k == keys[name] and k[0]) | {name}
-                for name in claims}
+    families.update({name: frozenset({name}) for name in claims if name not in families})
     return ToolVocabulary({n: c for n, c in claims.items() if _has_words(c)}, families)
 
 

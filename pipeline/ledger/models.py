@@ -78,6 +78,7 @@ class Run(Base):
     pid: Mapped[int | None]
     sent_at: Mapped[datetime | None]  # celery executor: when the tick's task was last sent to the broker
     heartbeat_at: Mapped[datetime | None]  # celery executor: the worker running it was alive at this time
+    trace_id: Mapped[str | None] = mapped_column(String(32))  # its OpenTelemetry trace (pipeline.tracing), when traced
 
 
 class Topic(Base):
