@@ -362,7 +362,6 @@ def _topics_readable(settings: Settings) -> list[str]:
     return []
 
 
-<<<<<<< HEAD
 def _writable_dir(path: Path) -> bool:
     """Whether a file can be made in ``path`` (tried: ``os.access`` says yes to root even on /proc)."""
     try:
@@ -393,8 +392,6 @@ def _places_writable(settings: Settings) -> list[str]:
     return problems
 
 
-CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable, _places_writable)
-=======
 def _tracing_installed(settings: Settings) -> list[str]:
     """Traces need the SDK and the OTLP exporter, which are an extra (``pip install 'factline[otel]'``)."""
     if not settings.tracing_on() or importlib.util.find_spec("opentelemetry.sdk") is not None and (
@@ -405,8 +402,8 @@ def _tracing_installed(settings: Settings) -> list[str]:
     return [f"invalid setting {name}: traces need the OpenTelemetry SDK and OTLP exporter: pip install 'factline[otel]'"]
 
 
-CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable, _tracing_installed)
->>>>>>> main
+CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable,
+                                                              _places_writable, _tracing_installed)
 
 
 def _problem(error: Any, where: str) -> str:
