@@ -14,7 +14,7 @@ also what keeps humanize from adding a fact: a number the rewrite invented is in
                 off      record that nothing was checked (opinion pipelines)
                 auto     strict when the topic has sources or a brief, off when it has neither (the default)
 
-publish refuses a version without a check that passed, warned or was off (capabilities.publish).
+publish refuses a version without a check that passed, warned or was off (PASSING; capabilities.publish).
 """
 
 from __future__ import annotations
@@ -28,11 +28,26 @@ from capabilities.base import (Capability, CapabilityContext, Claims, Prepared, 
 from capabilities.errors import StopPipeline, ToolRejected
 from capabilities.factcheck import FactReport, check_facts
 from capabilities.records import DraftVersionRecord, SourceText, TopicRecord
+from capabilities.store import Store
 from capabilities.textscore import SCORER, score_text
 from capabilities.write_draft import GROUNDED, SYSTEM, sources_prompt, split_title
 from config import Settings
 
-PUBLISHABLE = frozenset({"passed", "warned", "off"})
+PASSING = frozenset({"passed", "warned", "off"})  # the fact-check statuses publish accepts
+
+
+def check_version(store: Store, version: DraftVersionRecord, topic: TopicRecord, mode: str) -> FactReport:
+    """Check ``version`` against the run's readable sources and the topic's brief, and record the check.
+
+    The one check of a text that is not revised: an editor's edit (pipeline.review) goes through it, in the
+    mode the run's own check had; a ``strict`` failure is the caller's to refuse.
+    """
+    sources = [(s.number, s.text or "") for s in store.run_sources() if s.ok and s.text]
+    report = check_facts(f"# {version.title}\n\n{version.body}", sources, topic.brief)
+    status = "passed" if report.passed else ("warned" if mode == "warn" else "failed")
+    store.record_fact_check(draft_version_id=version.id, round=0, mode=mode, status=status, detail=report.summary(),
+                            facts=list(report.facts))
+    return report
 
 
 class FactCheckArgs(StrictArgs):

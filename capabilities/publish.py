@@ -23,7 +23,7 @@ from pydantic import Field
 
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
 from capabilities.errors import ToolRejected
-from capabilities.fact_check import PUBLISHABLE
+from capabilities.fact_check import PASSING
 from capabilities.records import Article, DraftVersionRecord, PublicationRecord, SourceRef, TopicRecord
 from capabilities.verify import verify_publication
 
@@ -101,7 +101,7 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         if version.kind not in PUBLISHABLE:
             raise ToolRejected(f"draft version {args.version_id} is not humanized yet; call humanize first")
         checked = ctx.store.fact_check_status(version.id)
-        if checked not in PUBLISHABLE:
+        if checked not in PASSING:
             why = "has no fact check" if checked is None else "failed its fact check"
             raise ToolRejected(f"draft version {args.version_id} {why}; publish the version_id fact_check returned")
         check_publishable(version.title, version.body)

@@ -208,3 +208,26 @@ def test_the_dashboard_run_page_lists_sources_and_each_fact(db_url: str, model: 
     assert "1,200 heat pumps" in page  # the passage that backs 1200
     assert data["sources"][0]["ok"] is True
     assert [f["fact"] for f in data["fact_checks"][0]["facts"] if not f["supported"]] == ["73%", "Jane Smith"]
+
+
+def test_an_editors_edit_that_adds_an_unsupported_fact_is_refused(db_url: str, model: ScriptedModel,
+                                                                   tmp_path: Path) -> None:
+    """REVIEW_MODE=required: an edit adding '73%' fails the run's strict fact check and is refused; the run waits."""
+    from tests.cli_helpers import factline, user_env
+
+    (tmp_path / "lyon.md").write_text(SOURCE, encoding="utf-8")
+    model.writer = honest_writer
+    env = user_env(DATABASE_URL=db_url, OPENAI_BASE_URL=model.base_url, FACTLINE_MODEL="scripted",
+                   LOCAL_SITE_DIR=str(tmp_path / "site"), LOCAL_SITE_PORT="0", RETRY_BASE_DELAY="0.01",
+                   PREVIEW_DIR=str(tmp_path / "preview"), REVIEW_MODE="required",
+                   TOPICS_SOURCE=str(topics_file(tmp_path, "lyon.md")))
+    held = factline(env, "run")
+    assert held.returncode == 0 and "awaits review" in held.stdout, held.stdout + held.stderr
+    run_id = held.stdout.split("run ", 1)[1].split(":", 1)[0]
+    edit = tmp_path / "edit.md"
+    edit.write_text(HONEST.replace("about 30% [1]", "about 73% [1]"), encoding="utf-8")
+    refused = factline(env, "review", "approve", run_id, "--edit", str(edit), "--by", "alice")
+    assert refused.returncode == 1 and "1 fact not in the sources: '73%'" in refused.stderr
+    edit.write_text(HONEST, encoding="utf-8")
+    approved = factline(env, "review", "approve", run_id, "--edit", str(edit), "--by", "alice")
+    assert approved.returncode == 0, approved.stdout + approved.stderr

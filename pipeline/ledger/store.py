@@ -247,6 +247,12 @@ class LedgerStore:
             return s.scalar(select(FactCheck.status).where(FactCheck.draft_version_id == draft_version_id)
                             .order_by(FactCheck.id.desc()).limit(1))
 
+    def fact_check_mode(self) -> str | None:
+        """The mode of this run's latest fact check (strict, warn, off), None if it made none."""
+        with self.sessions() as s:
+            return s.scalar(select(FactCheck.mode).where(FactCheck.run_id == self.run_id)
+                            .order_by(FactCheck.id.desc()).limit(1))
+
     # publications -----------------------------------------------------------
     def publication(self, publication_id: int) -> PublicationRecord | None:
         with self.sessions() as s:
