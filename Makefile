@@ -1,4 +1,5 @@
-# The two commands of README.md:  make run  (set up and run once)   make test  (set up and test)
+# The commands of README.md:  make run  (set up and run once)   make test  (set up and test: the whole suite, CI)
+#                             make test-fast  (the change loop: no slow trial, no service but PostgreSQL)
 VENV := .venv
 PY := $(VENV)/bin/python
 
@@ -8,7 +9,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-.PHONY: install model browser run test bench-short
+.PHONY: install model browser run test test-fast bench-short
 install: $(VENV)/.installed
 
 # llama-server built from source and the verified weights, into MODEL_CACHE_DIR (~/.cache/factline);
@@ -26,6 +27,9 @@ run: install
 
 test: install model browser
 	$(PY) -m pytest
+
+test-fast: install
+	$(PY) -m pytest -q -m "not slow and not external"
 
 bench-short: install
 	$(PY) -m pip install -q -e '.[test,bench]'

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from testkit.fleet import CHAOS, STEADY, Audit, Faults, trial
 from testkit.scripted_model import ScriptedModel
+
+pytestmark = [pytest.mark.slow, pytest.mark.external]  # RabbitMQ and Redis
 
 RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"
 REDIS = "redis://127.0.0.1:6379/0"

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from testkit.reliability import SCENARIOS, play
 from testkit.wordpress import WordPress
+
+pytestmark = pytest.mark.slow  # and external: every test takes the test WordPress
 
 
 def check(name: str, wp: WordPress, tmp_path: Path, db_url: str | None = None) -> None:

@@ -15,8 +15,9 @@ from capabilities.records import Article
 from capabilities.render import render_markdown
 from capabilities.targets import LocalTarget
 from testkit.wordpress import WordPress
+from tests import paths
 
-CORPUS = sorted((Path(__file__).parent / "corpus").glob("*.md"))
+CORPUS = sorted(paths.CORPUS.glob("*.md"))
 MIN_COVERAGE = 0.99
 LIVE_URL_ATTRIBUTES = ("href", "src", "action", "formaction", "xlink:href")
 

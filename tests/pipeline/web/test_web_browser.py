@@ -1,5 +1,5 @@
 """The dashboard in a real browser: Debian's chromium, headless, driven by Playwright, against uvicorn on
-127.0.0.1 and a ledger written by scripted runs (SQLite; tests/test_web.py covers both backends over HTTP).
+127.0.0.1 and a ledger written by scripted runs (SQLite; tests/pipeline/web/test_web.py covers both backends over HTTP).
 
 Every page is watched for dialogs, console errors and page errors; each must stay empty."""
 
@@ -16,6 +16,7 @@ import pytest
 from config import load_settings
 from pipeline.web import WebServer, build_app, read_only_ledger
 from testkit.web_ledger import HOSTILE, WebLedger, web_ledger
+from tests.paths import ROOT
 
 TOKEN = "browser-token-0123456789abcdef"
 
@@ -144,7 +145,7 @@ def test_token_guards_pages_and_api_in_the_browser(browser: Any, ledger: WebLedg
 
 def test_screenshots_script_writes_the_four_pages(tmp_path: Path, browser: Any) -> None:
     """scripts/dashboard_screenshots.py (its own process: one Playwright per process) writes a PNG of each page."""
-    script = Path(__file__).resolve().parent.parent / "scripts" / "dashboard_screenshots.py"
+    script = ROOT / "scripts" / "dashboard_screenshots.py"
     done = subprocess.run([sys.executable, str(script), "--out", str(tmp_path)], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

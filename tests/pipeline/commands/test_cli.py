@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from testkit.scripted_model import ScriptedModel, say, script
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 INCIDENT = "已发布至平台 https://domain/item/fake-id，拟人化评分 82 分，登记号 CT-20260922-001。"
 
 

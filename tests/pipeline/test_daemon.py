@@ -24,6 +24,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from testkit.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
 from tests.local_http import LocalHTTP, trickle
 from testkit.scripted_model import ScriptedModel, happy_path, say, script
+from tests.paths import ROOT
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -133,7 +134,7 @@ def test_a_stop_signal_the_kernel_gives_another_thread_still_stops_the_main_thre
             "print('stopped')\n")
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert (done.returncode, done.stdout) == (0, "stopped\n"), done.stderr
     assert time.monotonic() - started < 30  # an untimed Event.wait() would wait here for a second signal
 

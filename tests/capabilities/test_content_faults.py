@@ -15,8 +15,9 @@ from pipeline.runtime import open_runtime
 from testkit.reliability.faults import until_refused
 from testkit.scripted_model import Request, ScriptedModel
 from testkit.wordpress import WordPress
+from tests.paths import CORPUS
 
-ARTICLE = (Path(__file__).parent / "corpus" / "long-article.md").read_text(encoding="utf-8")
+ARTICLE = (CORPUS / "long-article.md").read_text(encoding="utf-8")
 CODE = """
 
 ## The watering script

@@ -92,6 +92,7 @@ def test_a_run_held_by_a_live_worker_is_left_to_it(runner: TickRunner) -> None:
     assert runner.execute(run_id) is Take.RESUME  # its holder is gone now
 
 
+@pytest.mark.external  # RabbitMQ
 def test_the_reconciler_sends_a_tick_claimed_but_never_sent(pg_url: str, runner: TickRunner) -> None:
     """A tick claimed by a scheduler that died before sending is sent by the next reconcile pass."""
     settings = runner.runtimes["content"].settings
@@ -129,6 +130,7 @@ def test_redis_hands_a_task_to_another_worker_only_after_the_longest_run_any_pip
     assert make_app(pipelines[:1]).conf.broker_transport_options["visibility_timeout"] == 3600
 
 
+@pytest.mark.external  # RabbitMQ
 def test_a_stop_ends_a_catch_up_pass_and_the_next_pass_claims_the_rest(pg_url: str, runner: TickRunner) -> None:
     """SIGTERM while a scheduler catches up a long outage: the pass ends between two ticks, nothing is lost."""
     queue = f"factline.test.{os.getpid()}.{threading.get_ident()}"

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.guard.evaluate import Figures, evaluate, format_misses, load
+from tests.paths import CLAIMS, ROOT
 
-CORPUS = Path(__file__).parent / "data" / "claims"
+CORPUS = CLAIMS
 RECORDS = load(CORPUS)
 RESULT = evaluate(RECORDS)
 
@@ -65,7 +66,7 @@ def test_a_reader_that_claims_nothing_fails_the_floor() -> None:
 
 def test_guard_eval_command_prints_figures_and_json(tmp_path: Path) -> None:
     """factline guard eval: a table per language, --json with the same overall figures; a missing corpus exits 2."""
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FACTLINE_", "DATABASE_"))}
     env["DATABASE_URL"] = f"sqlite:///{tmp_path}/ledger.db"
 

@@ -17,10 +17,10 @@ from pipeline.localmodel import LocalModelServer, is_server_built, model_path, s
 
 CACHE = Path(os.environ.get("MODEL_CACHE_DIR", Path.home() / ".cache" / "factline"))
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.external, pytest.mark.skipif(
     not (is_server_built(CACHE) and verify_weights(CACHE)),
     reason=f"llama-server or verified weights not in {CACHE}",
-)
+)]
 
 STEP_SCHEMA = {
     "type": "object",

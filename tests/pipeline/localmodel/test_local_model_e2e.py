@@ -14,7 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.external]  # the embedded model
 
 
 def _free_port() -> int:

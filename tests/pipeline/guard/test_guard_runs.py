@@ -11,8 +11,9 @@ from config import Settings
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 from testkit.scripted_model import ScriptedModel, say, script, step_call
+from tests.paths import CLAIMS
 
-CORPUS = Path(__file__).parent / "data" / "claims" / "written.jsonl"
+CORPUS = CLAIMS / "written.jsonl"
 INCIDENTS = [r for r in map(json.loads, CORPUS.read_text(encoding="utf-8").splitlines()) if r["category"] == "incident"]
 
 HONEST_FAILURES = {

@@ -27,7 +27,7 @@ from testkit.scripted_model import ScriptedModel
 from testkit.web_ledger import WebLedger, web_ledger
 from tests.conftest import BACKENDS, fresh_pg_database
 from testkit.daemon_process import DaemonProcess, daemon_env, wait_for
-from tests.test_daemon import free_port
+from tests.pipeline.test_daemon import free_port
 
 TOKEN = "a-dashboard-token-for-tests-0123"
 

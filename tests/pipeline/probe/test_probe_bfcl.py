@@ -19,9 +19,10 @@ import pytest
 
 from pipeline.probe import bfcl
 from pipeline.probe.model import Probe
+from tests.paths import ROOT
 
 SOURCE = Path(os.environ.get("BFCL_SOURCE", "/work/shared/bfcl"))
-COMMITTED = Path(__file__).resolve().parent.parent / "pipeline" / "probe" / "data" / "bfcl_v4.jsonl"
+COMMITTED = ROOT / "pipeline" / "probe" / "data" / "bfcl_v4.jsonl"
 needs_data = pytest.mark.skipif(not SOURCE.is_dir(), reason=f"BFCL data not at {SOURCE}")
 
 

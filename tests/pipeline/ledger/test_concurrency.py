@@ -23,8 +23,10 @@ from testkit.daemon_process import wait_for
 from testkit.scripted_model import ScriptedModel
 from testkit.swarm import Swarm
 from testkit.wordpress import WordPress
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
 
 
 def _seed_topics(db_url: str, titles: list[str]) -> None:

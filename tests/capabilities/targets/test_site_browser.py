@@ -7,8 +7,9 @@ from typing import Any
 
 from capabilities.records import Article
 from capabilities.targets import LocalTarget
+from tests.paths import CORPUS
 
-RECIPE = (Path(__file__).parent / "corpus" / "python-recipe.md").read_text(encoding="utf-8")
+RECIPE = (CORPUS / "python-recipe.md").read_text(encoding="utf-8")
 
 
 def test_a_published_page_shows_every_code_line_in_a_readable_column(browser: Any, tmp_path: Path) -> None:

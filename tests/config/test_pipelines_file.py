@@ -18,8 +18,8 @@ from pipeline.ledger.models import Publication, Run, Topic
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtimes
 from testkit.scripted_model import ScriptedModel
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 TWO = """
 [defaults]

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.paths import ROOT
+
+pytestmark = pytest.mark.slow
 
 
 def test_chaos_short_leaves_the_target_and_the_ledger_in_agreement(request: pytest.FixtureRequest) -> None:
