@@ -28,8 +28,9 @@ run: install
 test: install model browser
 	$(PY) -m pytest
 
+# SQLite only unless FACTLINE_TEST_BACKENDS says otherwise (make test covers PostgreSQL too)
 test-fast: install
-	$(PY) -m pytest -q -m "not slow and not external"
+	FACTLINE_TEST_BACKENDS=$${FACTLINE_TEST_BACKENDS:-sqlite} $(PY) -m pytest -q -m "not slow and not external"
 
 bench-short: install
 	$(PY) -m pip install -q -e '.[test,bench]'

@@ -97,6 +97,7 @@ def leaks(where: str, output: str) -> list[str]:
     return [f"{where}: {secret[:12]}..." for secret in SECRETS if secret in output]
 
 
+@pytest.mark.slow  # every command and a daemon as processes
 def test_no_planted_secret_reaches_the_ledger_logs_commands_metrics_or_webhooks(
         pg_url: str, echo: str, model: ScriptedModel, tmp_path: Path) -> None:
     """Every failure path with planted secrets; the secrets appear nowhere, and each path really failed."""

@@ -47,6 +47,7 @@ def probe(pg_url: str) -> Iterator[LedgerProbe]:
     p.close()
 
 
+@pytest.mark.slow  # three daemons for 30 s
 def test_three_replicas_run_each_tick_exactly_once(pg_url: str, model: ScriptedModel, probe: LedgerProbe,
                                                    tmp_path: Path) -> None:
     """Three daemons on one PostgreSQL ledger, ticking every second: one run per tick, nothing published twice."""
@@ -99,6 +100,7 @@ def test_sigterm_lets_the_tool_call_finish_and_records_interrupted(pg_url: str, 
     assert outcomes and set(outcomes) == {"ok"} and len(outcomes) < 6
 
 
+@pytest.mark.slow  # two daemon processes
 def test_restart_after_kill_marks_the_run_interrupted_and_keeps_its_publication(
         pg_url: str, model: ScriptedModel, probe: LedgerProbe, tmp_path: Path) -> None:
     """kill -9 after publish: the next start marks the dead run interrupted; the topic is registered, not republished."""

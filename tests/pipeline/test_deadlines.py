@@ -131,6 +131,7 @@ def trickle_headers(handler: Any, stop: threading.Event) -> None:
         return
 
 
+@pytest.mark.slow  # waits out STOP_GRACE_SECONDS
 def test_a_run_still_in_flight_after_the_grace_is_closed_and_the_daemon_exits(
         db_url: str, server: LocalHTTP, tmp_path: Path) -> None:
     """A request the deadline cannot cut (trickling headers) cannot hold the daemon: after the grace, the run is

@@ -117,6 +117,7 @@ def _register_many(db_url: str, pipeline: str, count: int) -> None:
         store.add_registration(publication.id)
 
 
+@pytest.mark.slow  # several processes
 def test_concurrent_processes_never_share_a_number(pg_url: str) -> None:
     """4 processes registering 150 publications each on PostgreSQL: 600 distinct, consecutive numbers."""
     open_ledger(pg_url)
@@ -135,6 +136,7 @@ def test_concurrent_processes_never_share_a_number(pg_url: str) -> None:
     assert sequence == list(range(1, 601))
 
 
+@pytest.mark.slow  # 100,000 topics: about 2 min on PostgreSQL
 def test_claim_inserts_a_hundred_thousand_new_topics_and_takes_the_first(db_url: str) -> None:
     """100,000 topics not yet in the ledger: inserted in batches (no bind-parameter limit), the first one claimed."""
     sessions = open_ledger(db_url)
