@@ -28,6 +28,7 @@ from capabilities.verify import verify_publication
 
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = 2_000_000
+PUBLISHABLE = ("humanized", "edited")  # edited: an editor's text, approved in review (pipeline.review)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -97,7 +98,7 @@ class Publish(Capability[PublishArgs, PublishPlan]):
     def prepare(self, ctx: CapabilityContext, args: PublishArgs) -> PublishPlan:
         version = require_own(ctx.store.draft_version(args.version_id), f"draft version {args.version_id}",
                               lambda v: v.run_id == ctx.run_id)
-        if version.kind != "humanized":
+        if version.kind not in PUBLISHABLE:
             raise ToolRejected(f"draft version {args.version_id} is not humanized yet; call humanize first")
         check_publishable(version.title, version.body)
         topic = ctx.store.topic(version.topic_id)
