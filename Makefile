@@ -9,7 +9,16 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-.PHONY: install model browser run test test-fast bench-short
+# Arize Phoenix from PyPI, the trace store tests/test_tracing_phoenix.py runs (testkit/phoenix.py): in a venv of
+# its own, since it pins a SQLAlchemy 2.1 that the ledger does not take.
+PHOENIX_VENV := .venv-phoenix
+$(PHOENIX_VENV)/bin/phoenix:
+	python3 -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/python -m pip install -q 'arize-phoenix==20.26.1'
+
+.PHONY: install model browser phoenix run test test-fast bench-short
+phoenix: $(PHOENIX_VENV)/bin/phoenix
+
 install: $(VENV)/.installed
 
 # llama-server built from source and the verified weights, into MODEL_CACHE_DIR (~/.cache/factline);
@@ -25,7 +34,7 @@ browser:
 run: install
 	$(VENV)/bin/factline run
 
-test: install model browser
+test: install model browser phoenix
 	$(PY) -m pytest
 
 # SQLite only unless FACTLINE_TEST_BACKENDS says otherwise (make test covers PostgreSQL too)

@@ -69,6 +69,7 @@ class CapabilityContext:
     text_model: TextModel
     target: PublishTarget
     forced_topic: str | None = None
+    page_http: httpx.Client | None = None  # the page check's client, never through a proxy (None: ``http`` is)
 
 
 LANGUAGE_INSTRUCTION = {"en": "Write in English.", "zh": "Write in Simplified Chinese (简体中文)."}

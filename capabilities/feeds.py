@@ -31,7 +31,7 @@ import feedparser
 import httpx
 
 from capabilities.errors import Retryable, ToolFailed
-from capabilities.httperrors import raise_for_status, transport_error
+from capabilities.httperrors import HTTPX_ERRORS, raise_for_status, request_error
 from capabilities.verify import MAX_REDIRECTS, host_allowed
 
 
@@ -68,8 +68,8 @@ def fetch_feed(http: httpx.Client, url: str, limits: FeedLimits, whitelist: list
                     raise_for_status(httpx.Response(response.status_code, headers=response.headers,
                                                     request=response.request), f"topics feed {url}")
                 return _read_capped(response, url, limits, deadline)
-        except httpx.TransportError as exc:
-            raise transport_error(exc, f"topics feed {url}") from exc
+        except HTTPX_ERRORS as exc:
+            raise request_error(exc, f"topics feed {url}") from exc
     raise ToolFailed(f"topics feed {url}: more than {MAX_REDIRECTS} redirects")
 
 

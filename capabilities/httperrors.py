@@ -7,6 +7,14 @@ Implemented) and 505 (HTTP Version Not Supported) say the server cannot do this 
 wait changes that. ``is_retryable_status`` is the one definition; pipeline.model uses it for the LLM
 endpoint. 401/403 stop the run. 400/422 are argument errors (one correction); 404/409 and other 4xx
 fail without retry.
+
+httpx's whole exception tree, as it enters (``HTTPX_ERRORS`` for the except clause, ``request_error`` for
+the answer): a timeout, a network failure, a server speaking broken HTTP or a proxy failing -> Retryable (the
+outcome is unknown, idempotency makes a retry safe); a URL the client cannot form (``InvalidURL``: a control
+character, a bad port; ``UnsupportedProtocol``), a request it refuses to send (``LocalProtocolError``: a header
+with a newline), an answer it cannot decode, too many redirects, a stream misuse, a cookie conflict ->
+ToolFailed naming it. ``httpx.InvalidURL``, ``CookieConflict`` and ``StreamError`` are not
+``httpx.HTTPError``s, so ``except httpx.HTTPError`` alone lets them through as tracebacks.
 """
 
 from __future__ import annotations
@@ -59,7 +67,21 @@ def raise_for_status(response: httpx.Response, what: str) -> None:
     raise ToolFailed(detail)
 
 
-def transport_error(exc: httpx.TransportError, what: str) -> Retryable:
-    """A timeout or connection failure: the outcome is unknown, so it is retryable (with idempotency)."""
-    kind = "timed out" if isinstance(exc, httpx.TimeoutException) else f"failed ({exc.__class__.__name__})"
-    return Retryable(f"{what} {kind}")
+BAD_LOCATION = "Invalid URL in location header"
+HTTPX_ERRORS = (httpx.HTTPError, httpx.InvalidURL, httpx.CookieConflict, httpx.StreamError)
+_REFUSED = (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.DecodingError,
+            httpx.TooManyRedirects, httpx.StreamError, httpx.CookieConflict, httpx.HTTPStatusError)
+
+
+def request_error(exc: Exception, what: str) -> Retryable | ToolFailed:
+    """Any of ``HTTPX_ERRORS`` as the capability tree (module docstring): ``what`` names the request."""
+    if isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith(BAD_LOCATION):
+        # httpx reads a redirect's Location while building the answer, even with follow_redirects=False
+        return ToolFailed(f"{what} refused (InvalidURL): {str(exc)[:200]}")
+    if isinstance(exc, _REFUSED):
+        # only these messages are safe to keep: they name a URL's fault, never a header's value
+        reason = f": {str(exc)[:200]}" if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)) else ""
+        return ToolFailed(f"{what} refused ({exc.__class__.__name__}){reason}")
+    if isinstance(exc, httpx.TimeoutException):
+        return Retryable(f"{what} timed out")
+    return Retryable(f"{what} failed ({exc.__class__.__name__})")

@@ -10,16 +10,16 @@
         the article - its title and its rendered body, code included - the page holds in order.
         Verified when the answer is 2xx and the coverage is at least CONTENT_COVERAGE_MIN.
 
-The request never goes through a proxy from the environment (HTTP_PROXY, ALL_PROXY...): the run's client is
-used when it does not read the environment (HTTP_TRUST_ENV=false, the default; so the run's deadline
-applies), otherwise a client of its own made with ``trust_env=False``: what is checked is what the site
-itself serves. Timeouts and
-connection errors raise Retryable; every other answer is a ContentCheck saying what was found.
+The request never goes through a proxy from the environment (HTTP_PROXY, ALL_PROXY...): it uses the
+context's ``page_http``, the run's second client, built with ``trust_env=False`` under the same deadline
+(pipeline.http), so what is checked is what the site itself serves, and within the run's time. Timeouts and
+connection errors raise Retryable; a URL the client cannot even form (a control character, a redirect to
+``http:evil.test/ok``) is a refused link, a ContentCheck naming why; every other answer is a ContentCheck
+saying what was found.
 """
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -27,11 +27,13 @@ import httpx
 
 from capabilities.base import CapabilityContext
 from capabilities.errors import Retryable
+from capabilities.httperrors import HTTPX_ERRORS, request_error
 from capabilities.pagetext import coverage, visible_text, words
 from capabilities.records import ContentCheck, DraftVersionRecord, PublicationRecord
 from capabilities.render import article_digest, render_markdown
 
 MAX_REDIRECTS = 5
+REFUSED_LINK = "link refused"  # how a check's finding starts when the URL cannot be requested at all
 
 
 @dataclass(frozen=True)
@@ -64,27 +66,28 @@ def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
 
 def _fetch(http: httpx.Client, url: str, limits: PageLimits) -> tuple[int | None, str | None, str]:
     """(HTTP status, page text or None, what happened) for a GET of ``url`` within the rules above."""
+    if http.trust_env:
+        raise ValueError("the page check's client must not read proxies from the environment")
     current = url
-    own = httpx.Client(trust_env=False, timeout=http.timeout) if http.trust_env else None
-    with own or contextlib.nullcontext(http) as direct:
-        for _ in range(MAX_REDIRECTS + 1):
-            if not host_allowed(current, limits.whitelist):
-                return None, None, f"host of {current} is not in PUBLISH_DOMAIN_WHITELIST; not requested"
-            try:
-                with direct.stream("GET", current, follow_redirects=False) as response:
-                    if response.is_redirect and "location" in response.headers:
-                        current = urljoin(current, response.headers["location"])
-                        continue
-                    if not 200 <= response.status_code < 300:
-                        return response.status_code, None, f"GET answered {response.status_code}"
-                    body = _read_capped(response, limits.max_bytes)
-                    return response.status_code, body.decode(response.encoding or "utf-8", "replace"), "ok"
-            except _TooLarge:
-                return response.status_code, None, f"page is larger than PAGE_MAX_BYTES ({limits.max_bytes} bytes)"
-            except httpx.TimeoutException as exc:
-                raise Retryable(f"GET {current} timed out") from exc
-            except httpx.TransportError as exc:
-                raise Retryable(f"GET {current} failed: {exc.__class__.__name__}") from exc
+    for _ in range(MAX_REDIRECTS + 1):
+        if not host_allowed(current, limits.whitelist):
+            return None, None, f"host of {current!r} is not in PUBLISH_DOMAIN_WHITELIST; not requested"
+        try:
+            with http.stream("GET", current, follow_redirects=False) as response:
+                if response.is_redirect and "location" in response.headers:
+                    current = urljoin(current, response.headers["location"])
+                    continue
+                if not 200 <= response.status_code < 300:
+                    return response.status_code, None, f"GET answered {response.status_code}"
+                body = _read_capped(response, limits.max_bytes)
+                return response.status_code, body.decode(response.encoding or "utf-8", "replace"), "ok"
+        except _TooLarge:
+            return response.status_code, None, f"page is larger than PAGE_MAX_BYTES ({limits.max_bytes} bytes)"
+        except HTTPX_ERRORS as exc:
+            error = request_error(exc, f"GET {current!r}")
+            if isinstance(error, Retryable):
+                raise error from exc
+            return None, None, f"{REFUSED_LINK}: {error}"
     return None, None, f"more than {MAX_REDIRECTS} redirects"
 
 
@@ -107,6 +110,6 @@ def verify_publication(ctx: CapabilityContext, publication: PublicationRecord,
     body_html = render_markdown(version.body)
     limits = PageLimits(ctx.settings.publish_domain_whitelist, ctx.settings.page_max_bytes,
                         ctx.settings.content_coverage_min)
-    check = check_article(ctx.http, publication.url, version.title, body_html, limits)
+    check = check_article(ctx.page_http or ctx.http, publication.url, version.title, body_html, limits)
     return ctx.store.record_check(publication.id, check, article_digest(version.title, body_html))
 

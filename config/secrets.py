@@ -23,6 +23,8 @@ from urllib.parse import quote, unquote
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from config.settings import key_values
+
 if TYPE_CHECKING:
     from config.settings import Settings
 
@@ -49,6 +51,8 @@ def secret_values(settings: Settings) -> set[str]:
         values |= {password, password.replace(" ", "")}
         basic = f"{settings.wordpress_user or ''}:{password}".encode()
         values.add(base64.b64encode(basic).decode())  # the Authorization header, as an error page may echo it
+    if settings.otel_exporter_otlp_headers is not None:  # an OTLP API key (Authorization=..., api_key=...)
+        values |= set(key_values(settings.otel_exporter_otlp_headers.get_secret_value()).values())
     if settings.web_token is not None:
         values.add(settings.web_token.get_secret_value())
     values |= {quote(value, safe="") for value in values}

@@ -241,6 +241,8 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
                 logger.warning("daemon.interrupted_stale_runs", run_ids=stale)
             published = {p.pipeline: last_publication_time(s, p.pipeline) for p in pipelines}
         metrics = Metrics()
+        if runtimes:
+            metrics.watch_spans(next(iter(runtimes.values())).tracing)  # one tracing per process, whatever the pipeline
         for name, when in published.items():
             metrics.published_at(name, when)
         healthy = threading.Event()

@@ -12,9 +12,12 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 from pipeline.ledger.detail import RunDetail
 from pipeline.outcome import EventKind
+from pipeline.tracing import Tracing
 
 
 class Metrics:
@@ -58,8 +61,26 @@ class Metrics:
         if when is not None:
             self.last_publication.labels(pipeline).set(when.timestamp())
 
+    def watch_spans(self, tracing: Tracing) -> None:
+        """Count the trace spans this process exported and dropped (pipeline.tracing), read at each scrape."""
+        self.registry.register(SpanCollector(tracing))
+
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class SpanCollector(Collector):
+    """factline_trace_spans_{exported,dropped}_total, read from the tracing's own counts."""
+
+    def __init__(self, tracing: Tracing) -> None:
+        self.tracing = tracing
+
+    def collect(self):  # type: ignore[no-untyped-def]  # prometheus_client's signature
+        yield CounterMetricFamily("factline_trace_spans_exported", "Trace spans the collector accepted",
+                                  value=self.tracing.exported())
+        yield CounterMetricFamily("factline_trace_spans_dropped",
+                                  "Trace spans dropped: the export queue was full, or the collector failed or timed out",
+                                  value=self.tracing.dropped())
 
 
 class MetricsServer:

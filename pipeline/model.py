@@ -36,6 +36,7 @@ from config import Settings
 from pipeline.http import RunDeadline, http_client
 from pipeline.outcome import StopRun, Verdict
 from pipeline.retry import OnRetry, RetryExhausted, RetryPolicy, call_with_retries
+from pipeline.tracing import NO_TRACING, Span, Tracing
 from pipeline.turns import ToolCallRequest, Turn
 
 FINISH = "finish"
@@ -94,12 +95,13 @@ def make_chat_model(
     on_retry: OnRetry,
     on_tokens: Callable[[int], None] = lambda n: None,
     deadline: RunDeadline,
+    tracing: Tracing = NO_TRACING,
 ) -> ChatModel:
     """A ChatModel on ``client`` with the settings' retry policy, temperature and token caps, under ``deadline``."""
     return ChatModel(client, endpoint.model, endpoint.mode, RetryPolicy.from_settings(settings),
                      temperature=settings.llm_temperature, max_tokens_turn=settings.llm_max_tokens_turn,
                      max_tokens_text=settings.llm_max_tokens_text, sleep=sleep, on_retry=on_retry,
-                     on_tokens=on_tokens, deadline=deadline)
+                     on_tokens=on_tokens, deadline=deadline, tracing=tracing)
 
 
 def constrained_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -181,6 +183,31 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+def response_attributes(response: Any) -> dict[str, Any]:
+    """The gen_ai.* attributes of a chat completion: model, id, finish reasons, and the tokens when they are sane."""
+    choices = getattr(response, "choices", None)
+    reasons = [str(getattr(c, "finish_reason", None)) for c in choices if getattr(c, "finish_reason", None)] \
+        if isinstance(choices, list) else []
+    attributes: dict[str, Any] = {"gen_ai.response.finish_reasons": reasons or None}
+    for key, name in (("gen_ai.response.model", "model"), ("gen_ai.response.id", "id")):
+        value = getattr(response, name, None)
+        attributes[key] = value if isinstance(value, str) else None
+    usage = getattr(response, "usage", None)
+    if usage_tokens(usage)[1]:
+        attributes["gen_ai.usage.input_tokens"] = usage.prompt_tokens
+        attributes["gen_ai.usage.output_tokens"] = usage.completion_tokens
+    return attributes
+
+
+def _output_message(message: Any) -> dict[str, Any]:
+    """The answer as a gen_ai.output.messages item (captured only with content capture on)."""
+    calls = getattr(message, "tool_calls", None)
+    return {"role": "assistant", "content": getattr(message, "content", None) if message is not None else None,
+            "tool_calls": [{"id": str(c.id), "name": str(c.function.name), "arguments": _arguments(c.function.arguments)}
+                           for c in calls if getattr(c, "function", None) is not None]
+            if isinstance(calls, list) else None}
+
+
 def _shape(value: Any) -> str:
     """What a value is, for a one-line error, without quoting it (it may be a page of HTML)."""
     if value is None:
@@ -213,17 +240,31 @@ class ChatModel:
         on_retry: OnRetry,
         on_tokens: Callable[[int], None] = lambda n: None,
         deadline: RunDeadline,
+        tracing: Tracing = NO_TRACING,
     ) -> None:
         if mode not in ("native", "constrained"):
             raise ValueError(f"tool-call mode must be native or constrained, not {mode!r}")
         self.client, self.model, self.mode, self.policy = client, model, mode, policy
         self.temperature, self.sleep, self.on_retry, self.on_tokens = temperature, sleep, on_retry, on_tokens
         self.max_tokens_turn, self.max_tokens_text = max_tokens_turn, max_tokens_text
-        self.deadline = deadline
+        self.deadline, self.tracing = deadline, tracing
         self._calls = 0
 
     def _create(self, **kwargs: Any) -> Any:
+        """One chat request under the retry state machine, as one chat span (its retries an attribute)."""
+        request = {"gen_ai.request.temperature": self.temperature, "gen_ai.request.max_tokens": kwargs.get("max_tokens")}
+        with self.tracing.chat(self.model, request) as span:
+            span.content({"gen_ai.input.messages": kwargs.get("messages", [])})
+            message, tokens = self._create_in(span, **kwargs)
+            span.content({"gen_ai.output.messages": [_output_message(message)]})
+            return message, tokens
+
+    def _create_in(self, span: Span, **kwargs: Any) -> Any:
+        attempts = 0
+
         def attempt() -> Any:
+            nonlocal attempts
+            attempts += 1
             try:
                 return self.client.chat.completions.create(model=self.model, temperature=self.temperature, **kwargs)
             except openai.OpenAIError as exc:
@@ -237,7 +278,10 @@ class ChatModel:
             response, _ = call_with_retries(attempt, self.policy, self.sleep, self.on_retry)
         except RetryExhausted as exc:
             raise LLMUnavailable(str(exc)) from exc
+        finally:
+            span.set({"factline.retries": max(0, attempts - 1)})
         message = completion_message(response)
+        span.set(response_attributes(response))
         tokens = self._count(response, kwargs.get("messages", []), message)
         if message is None:
             raise LLMRequestFailed(f"LLM endpoint answered something that is not a chat completion "
@@ -263,6 +307,14 @@ class ChatModel:
         The gateway's state machine retries the capability that asked, so this does not retry itself.
         """
         messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+        request = {"gen_ai.request.temperature": self.temperature, "gen_ai.request.max_tokens": self.max_tokens_text}
+        with self.tracing.chat(self.model, request) as span:
+            span.content({"gen_ai.input.messages": messages})
+            content = self._complete_in(span, messages)
+            span.content({"gen_ai.output.messages": [{"role": "assistant", "content": content}]})
+            return content
+
+    def _complete_in(self, span: Span, messages: list[dict[str, Any]]) -> str:
         try:
             response = self.client.chat.completions.create(
                 model=self.model, temperature=self.temperature, max_tokens=self.max_tokens_text, messages=messages)
@@ -278,6 +330,7 @@ class ChatModel:
         except ValueError as exc:
             raise ToolFailed(f"LLM endpoint answered invalid JSON ({type(exc).__name__})") from exc
         message = completion_message(response)
+        span.set(response_attributes(response))
         self._count(response, messages, message)
         if message is None:
             raise ToolFailed(f"LLM endpoint answered something that is not a chat completion ({_shape(response)})")

@@ -25,19 +25,19 @@ from sqlalchemy.exc import IntegrityError
 
 from capabilities import CATALOG
 from capabilities.base import Capability, CapabilityContext
-from capabilities.records import Article
-from capabilities.render import render_markdown
-from capabilities.targets.site import write_preview
 from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS, USER_PROMPT, system_prompt, tool_schemas
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
 from pipeline.ledger import journal as ledger_journal
+from pipeline.ledger import reviews
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.outbox import settle_outbox
 from pipeline.ledger.queries import humanized_version, is_done, judge, unverified_reason
 from pipeline.ledger.store import LedgerStore
 from pipeline.model import ChatModel, LLMUnavailable, make_chat_model
+from pipeline.review.gate import ReviewGate
+from pipeline.review.preview import render_preview
 from pipeline.outcome import (
     CallOutcome,
     EventKind,
@@ -52,6 +52,7 @@ from pipeline.outcome import (
     one_line,
 )
 from pipeline.runtime import Runtime
+from pipeline.tracing import NO_SPAN
 from pipeline.turns import Turn
 
 
@@ -190,11 +191,17 @@ def run_once(
     and the idempotency keys replay what it already did. ``dry_run`` previews instead of publishing.
     """
     started = time.monotonic()
+    tracing = runtime.tracing
     if run_id is None:
-        run_id = _open_run(runtime, trigger, scheduled_for, dry_run)
-    with logger.contextualize(run_id=run_id, pipeline=runtime.settings.pipeline):
+        trace_id = tracing.new_trace_id()
+        run_id = _open_run(runtime, trigger, scheduled_for, dry_run, trace_id)
+        journal = RunJournal(runtime.sessions, run_id, runtime.redact, tracing)
+    else:  # a continued run stays in the trace it began
+        journal = RunJournal(runtime.sessions, run_id, runtime.redact, tracing)
+        trace_id = journal.trace_id(tracing.new_trace_id())
+    bound = {"run_id": run_id, "pipeline": runtime.settings.pipeline} | ({"trace_id": trace_id} if trace_id else {})
+    with logger.contextualize(**bound), tracing.run(trace_id, _run_attributes(runtime, run_id, trigger, dry_run)):
         logger.info("run.started", trigger=trigger, model=runtime.endpoint.model, mode=runtime.endpoint.mode)
-        journal = RunJournal(runtime.sessions, run_id, runtime.redact)
         runtime.deadline.start(runtime.settings.run_max_seconds)  # enforced in flight by every HTTP client
         catalog = {name: CATALOG[name] for name in PREVIEW_STEPS} if dry_run else CATALOG
         preview = None
@@ -226,6 +233,14 @@ def run_once(
                          preview if verdict == Verdict.previewed else None)
 
 
+def _run_attributes(runtime: Runtime, run_id: int, trigger: str, dry_run: bool) -> dict[str, Any]:
+    """The invoke_agent span's attributes: the run as the ledger names it."""
+    return {"gen_ai.agent.name": runtime.settings.pipeline, "gen_ai.conversation.id": str(run_id),
+            "gen_ai.request.model": runtime.endpoint.model, "factline.run.id": run_id,
+            "factline.pipeline": runtime.settings.pipeline, "factline.mode": runtime.endpoint.mode,
+            "factline.trigger": trigger, "factline.dry_run": dry_run}
+
+
 def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel: threading.Event | None,
                 sleep: Callable[[float], None], catalog: Mapping[str, Capability[Any, Any]]) -> AgentLoop:
     """The run's loop with its model, gateway and budget, wired to the journal; ``catalog`` the tools it offers."""
@@ -241,11 +256,13 @@ def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel
         journal.event(EventKind.llm_retry, attempt=attempt, wait=round(wait, 3), detail=str(exc))
 
     llm = make_chat_model(runtime.openai_client, runtime.endpoint, runtime.settings, sleep=sleep,
-                          on_retry=on_llm_retry, on_tokens=on_tokens, deadline=runtime.deadline)
+                          on_retry=on_llm_retry, on_tokens=on_tokens, deadline=runtime.deadline,
+                          tracing=runtime.tracing)
     store = LedgerStore(runtime.sessions, journal.run_id, runtime.settings.pipeline)
     ctx = CapabilityContext(run_id=journal.run_id, settings=runtime.settings, store=store,
-                            http=runtime.http, text_model=llm, target=runtime.target, forced_topic=topic)
-    gateway = Gateway(dict(catalog), ctx, journal, usage, runtime.policy, sleep=sleep)
+                            http=runtime.http, page_http=runtime.page_http, text_model=llm, target=runtime.target, forced_topic=topic)
+    gate = ReviewGate(runtime.settings, runtime.sessions, journal.run_id) if runtime.settings.review != "none" else None
+    gateway = Gateway(dict(catalog), ctx, journal, usage, runtime.policy, sleep=sleep, hold=gate)
     return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event(), catalog)
 
 
@@ -258,8 +275,15 @@ def _close(runtime: Runtime, journal: RunJournal, stop_verdict: Verdict | None, 
         verdict = judge(s, journal.run_id, stop_verdict)
         if verdict == Verdict.unverified and error is None:
             error = unverified_reason(s, journal.run_id)
-    status = RunStatus.interrupted if verdict == Verdict.interrupted else RunStatus.finished
+    status = {Verdict.interrupted: RunStatus.interrupted,
+              Verdict.awaiting_review: RunStatus.awaiting_review}.get(verdict, RunStatus.finished)
     journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
+    span = journal.tracing.current()  # the run's invoke_agent span
+    if span is not NO_SPAN:
+        span.set({"factline.verdict": str(verdict), "factline.stop_reason": stop_reason,
+                  "factline.tokens_used": journal.tokens_used()})
+        if verdict not in (Verdict.success, Verdict.previewed):
+            span.fail(str(verdict), error or "")
     return verdict, error
 
 
@@ -269,26 +293,25 @@ def _render_preview(runtime: Runtime, run_id: int) -> Path | None:
     with runtime.sessions() as s:
         version_id = humanized_version(s, run_id)
     store = LedgerStore(runtime.sessions, run_id, runtime.settings.pipeline)
-    version = store.draft_version(version_id) if version_id is not None else None
-    if version is None:
+    path = render_preview(runtime.settings, store, version_id, f"run-{run_id}") if version_id is not None else None
+    if path is None:
         return None
-    topic = store.topic(version.topic_id)
-    article = Article(version.title, version.body, f"preview:run-{run_id}", topic.title if topic else "",
-                      runtime.settings.language)
-    path = write_preview(runtime.settings.preview_dir, f"run-{run_id}", article, render_markdown(version.body))
     logger.info("run.previewed", path=str(path))
     return path
 
 
-def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None, dry_run: bool = False) -> int:
+def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None, dry_run: bool = False,
+              trace_id: str | None = None) -> int:
     endpoint = runtime.endpoint
     try:
         with runtime.sessions.begin() as s:
             ledger_journal.interrupt_stale_runs(s)
+            reviews.return_orphans(s)
+            reviews.expire_due(s, runtime.settings.pipeline, runtime.settings.review_expire_hours)
             return ledger_journal.open_run(
                 s, trigger=trigger, scheduled_for=scheduled_for, pipeline=runtime.settings.pipeline,
                 model=endpoint.model, prompt_version=PROMPT_VERSIONS[runtime.settings.language],
-                catalog_version=CATALOG_VERSION, tool_call_mode=endpoint.mode, dry_run=dry_run)
+                catalog_version=CATALOG_VERSION, tool_call_mode=endpoint.mode, dry_run=dry_run, trace_id=trace_id)
     except IntegrityError as exc:
         raise TickAlreadyClaimed(f"tick {scheduled_for} is already claimed") from exc
 

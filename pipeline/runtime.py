@@ -28,6 +28,7 @@ from pipeline.ledger.db import open_ledger
 from pipeline.localmodel import start_local_model
 from pipeline.model import Endpoint, make_client
 from pipeline.retry import RetryPolicy
+from pipeline.tracing import NO_TRACING, Tracing, open_tracing
 
 
 @dataclass
@@ -35,12 +36,49 @@ class Runtime:
     settings: Settings
     sessions: sessionmaker[Session]
     http: httpx.Client
+    page_http: httpx.Client  # the page check's: the same deadline, never a proxy (pipeline.http)
     target: PublishTarget
     endpoint: Endpoint
     openai_client: openai.OpenAI
     policy: RetryPolicy
     deadline: RunDeadline  # the run's end, enforced by http and openai_client while a request is in flight
     redact: Redactor  # the settings' secrets, replaced in every text the run stores (config.secrets)
+    tracing: Tracing = NO_TRACING  # the deployment's traces (pipeline.tracing): one provider for every pipeline
+
+
+@dataclass
+class Publisher:
+    """What publishing needs and no model: the ledger, the HTTP client, the target, retries, the deadline.
+
+    An approved run is continued with it (pipeline.review.publisher): an editor's command never starts a model.
+    """
+
+    settings: Settings
+    sessions: sessionmaker[Session]
+    http: httpx.Client
+    page_http: httpx.Client
+    target: PublishTarget
+    policy: RetryPolicy
+    deadline: RunDeadline
+    redact: Redactor
+
+    @classmethod
+    def of(cls, runtime: Runtime) -> Publisher:
+        return cls(runtime.settings, runtime.sessions, runtime.http, runtime.page_http, runtime.target, runtime.policy,
+                   runtime.deadline, runtime.redact)
+
+
+@contextmanager
+def open_publisher(settings: Settings) -> Iterator[Publisher]:
+    """A Publisher for one pipeline; the target's resources (the local site's server) stop with the block."""
+    with ExitStack() as stack:
+        deadline = RunDeadline()
+        http = stack.enter_context(http_client(settings, deadline, settings.http_timeout_seconds))
+        page_http = http if not settings.http_trust_env else stack.enter_context(
+            http_client(settings, deadline, settings.http_timeout_seconds, trust_env=False))
+        target = stack.enter_context(open_target(settings, http))
+        yield Publisher(settings, open_ledger(settings.database_url), http, page_http, target,
+                        RetryPolicy.from_settings(settings), deadline, Redactor.of(settings))
 
 
 def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoint] | None = None) -> Endpoint:
@@ -74,12 +112,16 @@ def open_runtimes(pipelines: Sequence[Settings], stop: threading.Event | None = 
     started = time.monotonic()
     with ExitStack() as stack:
         sessions = open_ledger(pipelines[0].database_url)  # a deployment setting: the same for every pipeline
+        tracing = open_tracing(pipelines[0], Redactor.of(*pipelines))  # OTEL_* are deployment settings too
+        stack.callback(tracing.close)
         local: dict[str, Endpoint] = {}
         local_site: PublishTarget | None = None  # one local site serves every pipeline (LOCAL_SITE_* are deployment-wide)
         runtimes = {}
         for settings in pipelines:
             deadline = RunDeadline(stop)
             http = stack.enter_context(http_client(settings, deadline, settings.http_timeout_seconds))
+            page_http = http if not settings.http_trust_env else stack.enter_context(
+                http_client(settings, deadline, settings.http_timeout_seconds, trust_env=False))
             if settings.publish_target == "local" and local_site is not None:
                 target = local_site
             else:
@@ -90,6 +132,7 @@ def open_runtimes(pipelines: Sequence[Settings], stop: threading.Event | None = 
             stack.callback(client.close)
             logger.info("runtime.ready", pipeline=settings.pipeline, endpoint=endpoint.base_url, model=endpoint.model,
                         mode=endpoint.mode, target=target.name, seconds=round(time.monotonic() - started, 2))
-            runtimes[settings.pipeline] = Runtime(settings, sessions, http, target, endpoint, client,
-                                                  RetryPolicy.from_settings(settings), deadline, Redactor.of(settings))
+            runtimes[settings.pipeline] = Runtime(settings, sessions, http, page_http, target, endpoint, client,
+                                                  RetryPolicy.from_settings(settings), deadline, Redactor.of(settings),
+                                                  tracing)
         yield runtimes

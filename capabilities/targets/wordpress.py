@@ -23,7 +23,7 @@ from loguru import logger
 from pydantic import SecretStr
 
 from capabilities.errors import AuthFailed, ToolFailed
-from capabilities.httperrors import raise_for_status, transport_error
+from capabilities.httperrors import HTTPX_ERRORS, raise_for_status, request_error
 from capabilities.records import Article, PublishedItem
 from capabilities.render import render_markdown
 from config import Settings
@@ -101,8 +101,8 @@ class WordPressTarget:
         auth = httpx.BasicAuth(self.user, self._password.get_secret_value())
         try:
             response = self._http.request(method, self.base_url + POSTS_PATH, auth=auth, **kwargs)
-        except httpx.TransportError as exc:
-            raise transport_error(exc, what) from exc
+        except HTTPX_ERRORS as exc:
+            raise request_error(exc, what) from exc
         if response.status_code == 400 and _refused_as_anonymous(response):
             # A wrong application password does not get a 401 from WordPress 6.1: the request runs as
             # an anonymous visitor, and asking for drafts then fails parameter validation (400) first.

@@ -93,6 +93,7 @@ class RunDetail:
     registrations: tuple[RegistrationRow, ...]
     publications: tuple[PublicationRow, ...] = ()
     dry_run: bool = False
+    trace_id: str | None = None  # the run's OpenTelemetry trace, when traces were on
 
     def hallucinations_caught(self) -> int:
         """Model turns with at least one unbacked finding, counted as pipeline.ledger.daily counts them."""
@@ -112,6 +113,7 @@ class RunDetail:
             "events": [{"kind": e.kind, **e.detail} for e in self.events],
             "registrations": [vars(r) for r in self.registrations],
             "publications": [vars(p) for p in self.publications], "dry_run": self.dry_run,
+            "trace_id": self.trace_id,
         }
 
 
@@ -148,4 +150,4 @@ def run_detail(s: Session, run_id: int) -> RunDetail | None:
         stop_reason=run.stop_reason, error=run.error, model=run.model, tool_call_mode=run.tool_call_mode,
         started_at=started_at, finished_at=_utc(run.finished_at), tokens=run.tokens_used, tool_calls=calls,
         claims=claims, nudges=nudges, events=events, registrations=registrations, publications=publications,
-        dry_run=run.dry_run)
+        dry_run=run.dry_run, trace_id=run.trace_id)

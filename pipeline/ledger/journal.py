@@ -23,8 +23,9 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from config.secrets import Redactor
-from pipeline.ledger.models import AgentTurn, Claim, Nudge, Run, RunEvent, ToolCall
-from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, RunStatus, Verdict
+from pipeline.ledger.models import AgentTurn, Claim, Nudge, Review, Run, RunEvent, ToolCall
+from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, ReviewAction, RunStatus, Verdict
+from pipeline.tracing import NO_TRACING, Tracing
 
 
 @dataclass(frozen=True)
@@ -51,10 +52,10 @@ def text(value: str | None) -> str | None:
 
 def open_run(s: Session, *, trigger: str, scheduled_for: datetime | None = None, pipeline: str = "content",
              model: str | None = None, prompt_version: str | None = None, catalog_version: str | None = None,
-             tool_call_mode: str | None = None, dry_run: bool = False) -> int:
+             tool_call_mode: str | None = None, dry_run: bool = False, trace_id: str | None = None) -> int:
     run = Run(trigger=trigger, scheduled_for=scheduled_for, pipeline=pipeline, model=model,
               prompt_version=prompt_version, catalog_version=catalog_version, tool_call_mode=tool_call_mode,
-              host=socket.gethostname(), pid=os.getpid(), dry_run=dry_run)
+              host=socket.gethostname(), pid=os.getpid(), dry_run=dry_run, trace_id=trace_id)
     s.add(run)
     s.flush()
     return run.id
@@ -64,11 +65,14 @@ def interrupt_stale_runs(s: Session) -> list[int]:
     """Runs left `running` by a process on this host that no longer exists are marked interrupted.
 
     Runs of ticks sent to Celery workers (``sent_at`` set) are left alone: the broker hands their task
-    to another worker, which continues the same run (pipeline.workers.worker).
+    to another worker, which continues the same run (pipeline.workers.worker). So are runs publishing what
+    an editor approved: their publish is owed (pipeline.ledger.reviews.return_orphans).
     """
     stale = []
     host = socket.gethostname()
-    for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host, Run.sent_at.is_(None))):
+    approved = select(Review.run_id).where(Review.action == ReviewAction.approve, Review.accepted.is_(True))
+    for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host, Run.sent_at.is_(None),
+                                           Run.id.not_in(approved))):
         if run.pid is not None and run.pid != os.getpid() and not _alive(run.pid):
             stale.append(run.id)
     if stale:
@@ -100,12 +104,15 @@ def _alive(pid: int) -> bool:
 
 
 class RunJournal:
-    """The ledger writer of one run."""
+    """The ledger writer of one run. What it records also goes to the span current in the trace (pipeline.tracing):
+    a call's outcome onto its execute_tool span, claims, nudges and events as span events."""
 
-    def __init__(self, sessions: sessionmaker[Session], run_id: int, redact: Redactor) -> None:
+    def __init__(self, sessions: sessionmaker[Session], run_id: int, redact: Redactor,
+                 tracing: Tracing = NO_TRACING) -> None:
         self.sessions = sessions
         self.run_id = run_id
         self.redact = redact
+        self.tracing = tracing
         with sessions() as s:  # a continued run numbers its calls after the ones it already made
             self.seq = s.scalar(select(func.coalesce(func.max(ToolCall.seq), 0)).where(ToolCall.run_id == run_id))
 
@@ -114,6 +121,14 @@ class RunJournal:
         with self.sessions() as s:
             return max(s.scalar(select(func.coalesce(func.max(AgentTurn.turn), 0)).where(AgentTurn.run_id == self.run_id)),
                        s.scalar(select(func.coalesce(func.max(ToolCall.turn), 0)).where(ToolCall.run_id == self.run_id)))
+
+    def trace_id(self, new: str | None) -> str | None:
+        """The run's trace id: the one it has (a continued run stays in its trace), else ``new``, stored."""
+        with self.sessions.begin() as s:
+            stored = s.scalar(select(Run.trace_id).where(Run.id == self.run_id))
+            if stored is None and new is not None:
+                s.execute(update(Run).where(Run.id == self.run_id).values(trace_id=new))
+        return stored or new
 
     def tokens_used(self) -> int:
         with self.sessions() as s:
@@ -129,7 +144,20 @@ class RunJournal:
             row = ToolCall(run_id=self.run_id, seq=self.seq, **fields)
             s.add(row)
             s.flush()
-            return row.id
+            ledger_id = row.id
+        self._trace_call(record, ledger_id, fields)
+        return ledger_id
+
+    def _trace_call(self, record: CallRecord, ledger_id: int, stored: dict[str, Any]) -> None:
+        """The call's row, as attributes of its execute_tool span (its text only with content capture)."""
+        span = self.tracing.current()
+        span.set({"factline.call.outcome": str(record.outcome), "factline.call.reason": record.reason,
+                  "factline.call.attempts": record.attempts, "factline.call.dedup": record.outcome == CallOutcome.dedup,
+                  "factline.call.shadow_of": record.shadow_of, "factline.call.ledger_id": ledger_id,
+                  "factline.call.seq": self.seq, "factline.call.latency_ms": record.latency_ms})
+        span.content({"gen_ai.tool.call.arguments": stored["arguments"], "gen_ai.tool.call.result": stored["result"]})
+        if record.outcome == CallOutcome.failed:
+            span.fail(record.reason or "failed", stored.get("detail") or "")
 
     def turn(self, turn: int, text_: str, calls: int, tokens: int) -> None:
         """What the model wrote in this turn, verbatim: the run's story as the dashboard tells it."""
@@ -140,14 +168,23 @@ class RunJournal:
         with self.sessions.begin() as s:
             s.add_all(Claim(run_id=self.run_id, turn=turn, kind=FindingKind(f.kind), capability=f.capability,
                             span=text(self.redact(f.span[:2000])), backed=f.backed) for f in findings)
+        span = self.tracing.current()
+        for f in findings:
+            span.event("factline.guard.finding", {"turn": turn, "kind": str(f.kind), "capability": f.capability,
+                                                  "backed": f.backed})
+            if self.tracing.content_capture:
+                span.event("factline.guard.finding.text", {"turn": turn, "span": f.span[:2000]})
 
     def nudge(self, turn: int, kind: NudgeKind, detail: str) -> None:
         with self.sessions.begin() as s:
             s.add(Nudge(run_id=self.run_id, turn=turn, kind=NudgeKind(kind), detail=text(self.redact(detail))))
+        self.tracing.current().event("factline.nudge", {"turn": turn, "kind": str(kind), "detail": detail})
 
     def event(self, kind: EventKind, **detail: Any) -> None:
+        stored = self.redact.data(detail)
         with self.sessions.begin() as s:
-            s.add(RunEvent(run_id=self.run_id, kind=EventKind(kind), detail=self.redact.data(detail)))
+            s.add(RunEvent(run_id=self.run_id, kind=EventKind(kind), detail=stored))
+        self.tracing.current().event(f"factline.{kind}", stored)
 
     def tokens(self, total: int) -> None:
         with self.sessions.begin() as s:

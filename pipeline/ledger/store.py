@@ -13,12 +13,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from capabilities.verify import REFUSED_LINK
 from capabilities.records import ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, TopicRecord
 from pipeline.ledger.models import Draft, DraftVersion, Publication, PublicationIntent, Registration, Run, Topic
 from pipeline.ledger.locks import writer_lock
 from pipeline.ledger.numbers import next_registration_number
 from pipeline.ledger.summary import run_summary
-from pipeline.outcome import IntentStatus, RunStatus
+from pipeline.ledger.reviews import rejected_topics
+from pipeline.outcome import HOLDS_TOPIC, IntentStatus
 
 TOPIC_BATCH = 1000  # rows per INSERT: 2,000 bind parameters, far below PostgreSQL's 65,535 and SQLite's 32,766
 
@@ -96,7 +98,7 @@ class LedgerStore:
 
         Topics are the pipeline's own: the same title in two pipelines is two topics. The choice is made
         under the pipeline's writer lock (pipeline.ledger.locks) and bound to this run: while the run is
-        `running` no other run of the pipeline can take the topic (the partial unique index
+        `running` (or awaiting review, or approved) no other run of the pipeline can take the topic (the partial unique index
         uq_runs_running_topic), whichever process continues the run.
         """
         wanted = [forced] if forced else list(dict.fromkeys(titles))
@@ -105,7 +107,7 @@ class LedgerStore:
             try:
                 with self.sessions.begin() as s:
                     writer_lock(s, f"topic-claim:{self.pipeline}")
-                    chosen = self._choose(s, [(ids[t], t) for t in wanted])
+                    chosen = self._choose(s, [(ids[t], t) for t in wanted], forced is not None)
                     if chosen is not None:
                         s.execute(update(Run).where(Run.id == self.run_id).values(topic_id=chosen.id))
                     return chosen
@@ -129,10 +131,11 @@ class LedgerStore:
                     Topic.pipeline == self.pipeline, Topic.title.in_(chunk))).all())
         return ids
 
-    def _choose(self, s: Session, wanted: list[tuple[int, str]]) -> TopicRecord | None:
+    def _choose(self, s: Session, wanted: list[tuple[int, str]], forced: bool) -> TopicRecord | None:
         # busy before registered: a run that registers and finishes between the two reads is seen as registered
         busy = set(s.scalars(select(Run.topic_id).where(
-            Run.pipeline == self.pipeline, Run.status == RunStatus.running, Run.id != self.run_id)))
+            Run.pipeline == self.pipeline, Run.status.in_(HOLDS_TOPIC), Run.id != self.run_id)))
+        busy |= rejected_topics(s, self.pipeline)  # an editor said no, without --requeue
         mine = Publication.pipeline == self.pipeline
         registered = set(s.scalars(select(Publication.topic_id).where(mine).join(
             Registration, Registration.publication_id == Publication.id)))
@@ -140,7 +143,10 @@ class LedgerStore:
         unfinished = (set(s.scalars(select(Publication.topic_id).where(mine)))
                       | set(s.scalars(select(PublicationIntent.topic_id).where(
                           PublicationIntent.pipeline == self.pipeline, pending)))) - registered
-        candidates = [(i, t) for i, t in wanted if i not in registered and i not in busy]
+        # a post whose link the client cannot even request is not resumed: every later run would end the same way
+        refused = set() if forced else set(s.scalars(select(Publication.topic_id).where(
+            mine, Publication.content_found.startswith(REFUSED_LINK))))
+        candidates = [(i, t) for i, t in wanted if i not in registered | busy | refused]
         candidates.sort(key=lambda c: c[0] not in unfinished)  # stable: resumes first, then source order
         return TopicRecord(*candidates[0]) if candidates else None
 

@@ -98,6 +98,7 @@ class RunStory:
     tokens: int
     topic: str | None
     diff: queries.RunDiff
+    trace_id: str | None
     diff_line: str
     turns: tuple[TurnView, ...]
     events: tuple[dict[str, Any], ...]  # LLM retries, escalations, stops: {"kind", ...detail}
@@ -141,7 +142,8 @@ def run_story(s: Session, run_id: int) -> RunStory | None:
         id=run_id, pipeline=pipeline, trigger=detail.trigger, model=detail.model, tool_call_mode=detail.tool_call_mode,
         prompt_version=prompt_version, catalog_version=catalog_version, started_at=detail.started_at,
         finished_at=detail.finished_at, status=detail.status, verdict=detail.verdict, stop_reason=detail.stop_reason,
-        error=detail.error, tokens=detail.tokens, topic=topic, diff=diff, diff_line=diff.line(), turns=turns,
+        error=detail.error, tokens=detail.tokens, topic=topic, diff=diff, trace_id=detail.trace_id,
+        diff_line=diff.line(), turns=turns,
         events=tuple(e for e in events if e["kind"] != EventKind.tool_retry),
         links=tuple(run_links(s, [run_id]).get(run_id, [])),
     )

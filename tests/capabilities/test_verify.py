@@ -19,7 +19,7 @@ def limits(max_bytes: int = 100_000, hosts: tuple[str, ...] = ("127.0.0.1",)) ->
 
 
 def check(server: LocalHTTP, path: str, page_limits: PageLimits) -> object:
-    with httpx.Client(timeout=5) as http:
+    with httpx.Client(timeout=5, trust_env=False) as http:
         return check_article(http, server.url(path), "The title", render_markdown(BODY), page_limits)
 
 

@@ -18,14 +18,18 @@ import httpx
 import pytest
 from sqlalchemy import text
 
+from capabilities.errors import Retryable
+from capabilities.verify import PageLimits, check_article
 from config import Settings
 from pipeline.daemon import STOP_GRACE_SECONDS
 from pipeline.http import RunDeadline, http_client
 from pipeline.outcome import RunStatus, Verdict
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
+from pipeline.webhook import WebhookSender
 from testkit.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
-from tests.local_http import LocalHTTP, answer, trickle
+from tests.conftest import make_settings
+from tests.local_http import LocalHTTP, TricklingSocket, answer, trickle
 
 COMPLETION_HEAD = b'{"id": "x", "object": "chat.completion", "choices": ['
 
@@ -120,26 +124,74 @@ def test_sigterm_stops_the_daemon_while_the_model_trickles(db_url: str, server: 
         assert rows and set(rows) == {(RunStatus.interrupted, Verdict.interrupted, "signal")}
 
 
-def trickle_headers(handler: Any, stop: threading.Event) -> None:
-    """A status line, then a header one byte every 0.5 s: httpcore reads headers in one call the deadline cannot see."""
-    try:
-        handler.wfile.write(b"HTTP/1.0 200 OK\r\nX-Slow: ")
-        while not stop.wait(0.5):
-            handler.wfile.write(b"a")
-            handler.wfile.flush()
-    except OSError:
-        return
-
-
-@pytest.mark.slow  # waits out STOP_GRACE_SECONDS
-def test_a_run_still_in_flight_after_the_grace_is_closed_and_the_daemon_exits(
+def test_sigterm_stops_the_daemon_while_the_model_trickles_its_headers(
         db_url: str, server: LocalHTTP, tmp_path: Path) -> None:
-    """A request the deadline cannot cut (trickling headers) cannot hold the daemon: after the grace, the run is
-    closed `interrupted` (shutdown) and the process exits 1."""
+    """A status line, then a header one byte at a time: the stop reaches the socket read, so the daemon exits 0
+    within seconds and the run is `interrupted` (signal), not abandoned after the grace."""
+    def trickle_headers(handler: Any, stop: threading.Event) -> None:
+        try:
+            handler.wfile.write(b"HTTP/1.0 200 OK\r\nX-Slow: ")
+            while not stop.wait(0.5):
+                handler.wfile.write(b"a")
+                handler.wfile.flush()
+        except OSError:
+            return
+
     with daemon_waiting_on(trickle_headers, db_url, server, tmp_path) as (daemon, probe):
         sent = time.monotonic()
-        assert daemon.stop(signal.SIGTERM, timeout=STOP_GRACE_SECONDS + 20) == 1
-        assert time.monotonic() - sent < STOP_GRACE_SECONDS + 10
+        assert daemon.stop(signal.SIGTERM, timeout=STOP_GRACE_SECONDS + 20) == 0, daemon.logs()[-2000:]
+        assert time.monotonic() - sent < STOP_GRACE_SECONDS
         assert probe.rows("SELECT status, verdict, stop_reason FROM runs") == [
-            (RunStatus.interrupted, Verdict.interrupted, "shutdown")]
-        assert "daemon.abandoned_runs" in daemon.logs()
+            (RunStatus.interrupted, Verdict.interrupted, "signal")]
+        assert "daemon.abandoned_runs" not in daemon.logs()
+
+
+@pytest.fixture
+def slow_headers() -> Iterator[TricklingSocket]:
+    with TricklingSocket() as s:
+        yield s
+
+
+PARTIES = {
+    "model endpoint": lambda url: {"openai_base_url": url + "v1"},
+    "topics feed": lambda url: {"topics_source": url + "feed", "topics_feed_deadline_seconds": 600},
+    "wordpress": lambda url: {"publish_target": "wordpress", "wordpress_url": url, "wordpress_user": "u",
+                              "wordpress_app_password": "p"},
+}
+
+
+@pytest.mark.parametrize("party", PARTIES)
+def test_a_party_trickling_its_status_line_and_headers_is_cut_off_at_the_run_deadline(
+        party: str, db_url: str, model: Any, slow_headers: TricklingSocket, tmp_path: Path) -> None:
+    """A raw socket sending the status line and headers one byte every 0.2 s, with every per-operation timeout at
+    60 s: RUN_MAX_SECONDS=2 still ends the run `budget` (max_seconds) within seconds."""
+    slow = make_settings(db_url, model.base_url, tmp_path, run_max_seconds=2.0, http_timeout_seconds=60,
+                         llm_timeout_seconds=60, **PARTIES[party](slow_headers.url()))
+    started = time.monotonic()
+    with open_runtime(slow) as rt:
+        result = run_once(rt)
+    assert time.monotonic() - started < 10
+    assert slow_headers.connections >= 1
+    assert (result.verdict, result.stop_reason) == (Verdict.budget, "max_seconds"), result.error
+
+
+def test_a_page_check_trickling_its_headers_is_cut_off_at_the_run_deadline(
+        settings: Settings, slow_headers: TricklingSocket) -> None:
+    """The page check's GET of a page whose headers trickle raises Retryable (timed out) at the 1 s deadline."""
+    deadline = RunDeadline()
+    with http_client(settings, deadline, 60, trust_env=False) as client:
+        deadline.start(1.0)
+        started = time.monotonic()
+        with pytest.raises(Retryable, match="timed out"):
+            check_article(client, slow_headers.url("/a"), "t", "<p>b</p>", PageLimits(["127.0.0.1"], 10**6, 0.98))
+    assert time.monotonic() - started < 5
+
+
+def test_a_webhook_trickling_its_headers_is_cut_off_at_its_deadline(slow_headers: TricklingSocket) -> None:
+    """An alert receiver trickling its status line: the POST gives up at ALERT_DEADLINE_SECONDS (1 s)."""
+    sender = WebhookSender(slow_headers.url("/hook"), 1.0)
+    started = time.monotonic()
+    future = sender.submit("k", {"a": 1})
+    assert future is not None and future.result(timeout=10) is False
+    assert time.monotonic() - started < 5
+    sender.close()

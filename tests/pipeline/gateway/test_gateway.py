@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from capabilities import CATALOG
 from capabilities.base import Capability, CapabilityContext, Prepared, StrictArgs, ToolResult
-from capabilities.httperrors import raise_for_status, transport_error
+from capabilities.httperrors import HTTPX_ERRORS, raise_for_status, request_error
 from config.secrets import Redactor
 from pipeline.outcome import StopRun
 from pipeline.gateway.budget import RunBudget, RunUsage
@@ -53,8 +53,8 @@ class Fetch(Capability[FetchArgs, Prepared[FetchArgs]]):
     def execute(self, ctx: CapabilityContext, prepared: Prepared[FetchArgs]) -> ToolResult:
         try:
             response = ctx.http.get(f"http://platform.test/{prepared.args.path}")
-        except httpx.TransportError as exc:
-            raise transport_error(exc, "fetch") from exc
+        except HTTPX_ERRORS as exc:
+            raise request_error(exc, "fetch") from exc
         raise_for_status(response, "fetch")
         return ToolResult({"body": response.text}, "fetched")
 
