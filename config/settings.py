@@ -49,7 +49,8 @@ def _ip_literal(host: str) -> bool:
 def seconds(default: float, most: float) -> Any:
     """A duration setting: finite, above 0 and at most ``most`` (inf, nan and 1e300 are refused at start)."""
     return Field(default, gt=0, le=most, allow_inf_nan=False)
-ENV_NAMES = {"language": "FACTLINE_LANGUAGE"}  # LANGUAGE is gettext's variable, set on most Linux logins
+ENV_NAMES = {"language": "FACTLINE_LANGUAGE",  # LANGUAGE is gettext's variable, set on most Linux logins
+             "review": "REVIEW_MODE"}  # `review` in the pipelines file
 
 
 class Settings(BaseSettings):
@@ -125,6 +126,10 @@ class Settings(BaseSettings):
     content_coverage_min: float = Field(0.98, gt=0, le=1)
     page_max_bytes: int = Field(5_000_000, ge=1024, le=MAX_BYTES)  # a page larger than this is not read, and not verified
     preview_dir: Path = Path("var/preview")  # factline run --dry-run renders the page here
+    # the editor's gate before publish (pipeline.review): none, required (every article), flagged (only those
+    # the guard or the fact check flagged); a review not decided within REVIEW_EXPIRE_HOURS closes `expired`
+    review: Literal["none", "required", "flagged"] = "none"
+    review_expire_hours: float = seconds(72.0, 24 * 366)
 
     # logging (both case-insensitive; NO_COLOR, the cross-tool convention, is read by pipeline.logs)
     log_format: Literal["text", "json"] = "text"

@@ -25,6 +25,7 @@ from loguru import logger
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from config import Settings
 from config.cron import tick_time
 from pipeline.ledger.models import Run
 from pipeline.workers.app import TASK
@@ -103,6 +104,14 @@ class TickSender:
         if claimed:
             logger.warning("tick.caught_up", pipeline=schedule.pipeline, run_ids=claimed)
         return claimed
+
+
+def send_run(settings: Settings, sessions: sessionmaker[Session], run_id: int) -> bool:
+    """Send one task for ``run_id`` (an approved run, from an editor's command) to the workers."""
+    from pipeline.workers.app import make_app
+
+    return TickSender(sessions, make_app([settings]), settings.celery_queue, [], reconcile_seconds=settings.celery_reconcile_seconds,
+                      heartbeat_seconds=settings.run_heartbeat_seconds).send(run_id)
 
 
 def missed_fire_times(trigger: CronTrigger, after: datetime, until: datetime) -> list[datetime]:
