@@ -13,6 +13,7 @@ to a temporary name and renamed: a reader never sees half a page.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
@@ -75,6 +76,23 @@ def write_article(site_dir: Path, slug: str, article: Article, body_html: str, b
     rebuild_index(site_dir, base_url)
 
 
+def gone_marker(site_dir: Path, slug: str) -> Path:
+    """``<slug>.gone``: the page was retracted (its notice inside); the server answers 410 for it."""
+    return site_dir / f"{slug}.gone"
+
+
+def retract_article(site_dir: Path, slug: str, notice: str, base_url: str) -> None:
+    """The page answers 410 with ``notice`` from now on, and leaves the index and the feed."""
+    if not (site_dir / f"{slug}.html").exists():
+        raise FileNotFoundError(f"{slug}.html is not on the site")
+    atomic_write(gone_marker(site_dir, slug), notice)
+    rebuild_index(site_dir, base_url)
+
+
+def gone_page(notice: str) -> str:
+    return _JINJA.get_template("gone.html").render(notice=notice, css=_CSS, language="en")
+
+
 def write_preview(preview_dir: Path, slug: str, article: Article, body_html: str) -> Path:
     preview_dir.mkdir(parents=True, exist_ok=True)
     path = preview_dir / f"{slug}.html"
@@ -86,6 +104,8 @@ def entries(site_dir: Path) -> list[SiteEntry]:
     """The site's articles, newest first (a metadata file that cannot be read is left out)."""
     found = []
     for meta in site_dir.glob("*.json"):
+        if gone_marker(site_dir, meta.stem).exists():
+            continue  # retracted: out of the index and the feed
         try:
             data = json.loads(meta.read_text(encoding="utf-8"))
             found.append(SiteEntry(data["file"], data["title"], data["topic"], data["language"],
@@ -125,6 +145,20 @@ def atom_feed(listed: list[SiteEntry], base_url: str) -> str:
 
 class _QuietHandler(SimpleHTTPRequestHandler):
     disable_nagle_algorithm = True
+
+    def send_head(self):  # type: ignore[no-untyped-def]  # the stdlib's own signature
+        """A retracted page (its ``.gone`` marker beside it) answers 410 Gone with its notice."""
+        name = self.path.split("?", 1)[0].rsplit("/", 1)[-1]
+        if name.endswith(".html"):
+            marker = gone_marker(Path(self.directory), name.removesuffix(".html"))
+            if marker.is_file():
+                body = gone_page(marker.read_text(encoding="utf-8")).encode("utf-8")
+                self.send_response(410)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                return io.BytesIO(body)
+        return super().send_head()
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         return None
