@@ -83,12 +83,13 @@ class Publish(Capability[PublishArgs, PublishPlan]):
     probe_task = "Publish version 9 of the draft."
     lookalike = "publish_article"
     claims = Claims(
-        zh_verbs=("发布", "发表", "上线", "推送", "刊发", "刊登", "发出去", "发出", "发到", "上架"),
+        zh_verbs=("发布", "发表", "上线", "推送", "刊发", "刊登", "发出去", "发出", "发到", "上架", "公开", "推出去", "推出"),
         zh_nouns=("发布",),
         en_done=("published", r"posted(?! a question)", "went live", "gone live", r"(?:is|are|now|it's|that's) (?:now )?live",
                  r"live (?:on|at)", r"(?:is|are|it's) (?:now )?(?:up|online)", "now online", "online at",
                  r"pushed (?:it )?(?:live|to (?:the )?(?:site|blog|platform|wordpress|production|web))",
-                 r"out there now"),
+                 r"out there now", r"went out", r"pushed (?:it |the \w+ )?out", r"(?:is|are|now) (?:now )?visible on",
+                 r"(?:was|were) (?:now )?(?:live|online|up)", r"(?:is|it's) (?:now )?out(?= *(?:[,.;!]|$))"),
         en_nouns=("publish", "publishing", "publication"),
         keys=("publish", "published", "publishing", "publication", "online", "url", "link", "发布状态", "是否发布",
               "发布地址", "发布链接", "文章地址", "发布", "上线", "链接", "地址", "网址"),

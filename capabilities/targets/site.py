@@ -2,7 +2,9 @@
 
     write_article(site_dir, slug, article, body_html, base_url)   the page, its metadata, then index and feed
     write_preview(preview_dir, article, body_html) -> Path         a page as it would be published (dry run)
-    SiteServer(site_dir, host, port)                                serves the directory while it is open
+    SiteServer(site_dir, host, port)                                serves the directory while it is open, with
+                                                                    the dashboard's hardened server
+                                                                    (capabilities.targets.httpserver)
 
 Every page is self-contained (the stylesheet is inlined: one request, nothing to go stale) and has
 ``lang``, a viewport, its date and topic. Each article keeps a small JSON file beside it
@@ -13,23 +15,22 @@ to a temporary name and renamed: a reader never sees half a page.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tempfile
-import threading
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 
 from feedgen.feed import FeedGenerator
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
+from starlette.responses import HTMLResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from capabilities.records import Article
+from capabilities.targets.httpserver import SITE_CSP, SecurityHeaders, ServerErrors, ThreadedServer, static_site
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _JINJA = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]))
@@ -143,36 +144,48 @@ def atom_feed(listed: list[SiteEntry], base_url: str) -> str:
     return feed.atom_str(pretty=True).decode("utf-8")
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    disable_nagle_algorithm = True
+def site_app(site_dir: Path) -> ASGIApp:
+    """The site's files (static_site), except that a retracted page (its ``.gone`` marker beside it) answers
+    410 Gone with its notice, under the same headers."""
+    files = static_site(site_dir)
+    gone = SecurityHeaders(ServerErrors(_gone_response(site_dir)), SITE_CSP)
 
-    def send_head(self):  # type: ignore[no-untyped-def]  # the stdlib's own signature
-        """A retracted page (its ``.gone`` marker beside it) answers 410 Gone with its notice."""
-        name = self.path.split("?", 1)[0].rsplit("/", 1)[-1]
-        if name.endswith(".html"):
-            marker = gone_marker(Path(self.directory), name.removesuffix(".html"))
-            if marker.is_file():
-                body = gone_page(marker.read_text(encoding="utf-8")).encode("utf-8")
-                self.send_response(410)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                return io.BytesIO(body)
-        return super().send_head()
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and _retracted(site_dir, scope["path"]) is not None:
+            await gone(scope, receive, send)
+            return
+        await files(scope, receive, send)
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+    return app
+
+
+def _retracted(site_dir: Path, path: str) -> Path | None:
+    name = path.rsplit("/", 1)[-1]
+    if not name.endswith(".html") or any(ord(c) < 32 or ord(c) == 127 for c in name):
         return None
+    marker = gone_marker(site_dir, name.removesuffix(".html"))
+    return marker if marker.is_file() else None
+
+
+def _gone_response(site_dir: Path) -> ASGIApp:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        marker = _retracted(site_dir, scope["path"])
+        notice = marker.read_text(encoding="utf-8") if marker is not None else "Retracted."
+        await HTMLResponse(gone_page(notice), status_code=410)(scope, receive, send)
+
+    return app
 
 
 class SiteServer:
-    """Serves ``site_dir`` over HTTP on (host, port) from a thread while open; port 0 picks a free one.
+    """Serves ``site_dir`` over HTTP on (host, port) from a thread while open; port 0 picks a free one. No symlink
+    out of it, no folder listing, security headers (capabilities.targets.httpserver.static_site).
 
     Raises OSError when the port is taken (another factline process may be serving the site).
     """
 
     def __init__(self, site_dir: Path, host: str, port: int) -> None:
         self.site_dir, self.host, self.port = site_dir, host, port
-        self._server: ThreadingHTTPServer | None = None
+        self._server: ThreadedServer | None = None
 
     @property
     def url(self) -> str:
@@ -180,17 +193,15 @@ class SiteServer:
 
     def __enter__(self) -> SiteServer:
         self.site_dir.mkdir(parents=True, exist_ok=True)
-        self._server = ThreadingHTTPServer((self.host, self.port),
-                                           partial(_QuietHandler, directory=str(self.site_dir)))
-        self.port = self._server.server_address[1]
+        server = ThreadedServer(site_app(self.site_dir), self.host, self.port, "local-site")
+        self.port = server.port
         if not (self.site_dir / "index.html").exists():
             rebuild_index(self.site_dir, self.url)
-        threading.Thread(target=self._server.serve_forever, name="local-site", daemon=True).start()
+        self._server = server.__enter__()
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.__exit__(exc_type, exc, tb)
             self._server = None
