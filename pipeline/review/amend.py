@@ -82,7 +82,7 @@ def correct(rt: Publisher, publication_id: int, edit: Edit, reason: str, editor:
     version = store.add_draft_version(topic_id=topic_id, draft_id=draft_id, kind="correction", title=title,
                                       body=edit.body, score=None, scorer=f"editor:{editor or '-'}"[:32])
     try:
-        recheck(title, edit.body)
+        recheck(store, version)
         rt.target.update(row.external_id, Article(title, edit.body, row.idempotency_key, topic, rt.settings.language))
     except (ToolRejected, CapabilityError) as exc:
         return Amended(False, f"publication {publication_id}: the correction (version {version.id}) is refused: "

@@ -70,9 +70,10 @@ Make exactly these calls, one per answer, in this order:
 1. pick_topic()
 2. write_draft(topic_id from the pick_topic result, angle null)
 3. humanize(draft_id from the write_draft result)
-4. publish(version_id from the humanize result)
-5. register(publication_id from the publish result)
-6. report()
+4. fact_check(version_id from the humanize result)
+5. publish(version_id from the fact_check result)
+6. register(publication_id from the publish result)
+7. report()
 Use only ids that tool results gave you. Never state a result that a tool has not returned.
 Only after report has returned, answer with one short sentence and call no more tools."""
 
@@ -98,7 +99,7 @@ def test_a_new_capability_module_reaches_prompt_schemas_probes_guard_and_scripte
     catalog = {**CATALOG, "summarize": summarize.CAPABILITY}
 
     prompt = system_prompt(catalog)
-    assert "7. summarize(draft_id from the write_draft result)" in prompt
+    assert "8. summarize(draft_id from the write_draft result)" in prompt
     assert prompt.endswith("Only after summarize has returned, answer with one short sentence and call no more tools.")
 
     schema = next(t for t in tool_schemas(catalog) if t["function"]["name"] == "summarize")
@@ -113,7 +114,7 @@ def test_a_new_capability_module_reaches_prompt_schemas_probes_guard_and_scripte
     assert find_claims("I have not summarized it yet.", claim_rules(catalog)) == []
 
     results = {"pick_topic": {"topic_id": 1}, "write_draft": {"draft_id": 4}, "humanize": {"version_id": 5},
-               "publish": {"publication_id": 6}, "register": {"registration_number": "CT-20260101-001"},
+               "fact_check": {"version_id": 5}, "publish": {"publication_id": 6}, "register": {"registration_number": "CT-20260101-001"},
                "report": {"run_id": 1}}
     conversation = [{"role": "user", "content": f"Result of {name}: {json.dumps(r)}"} for name, r in results.items()]
     reply = pipeline_path(catalog)(Request({"messages": conversation, "tools": tool_schemas(catalog)}))
@@ -124,6 +125,6 @@ def test_todays_prompt_versions_and_probe_suite_are_what_the_literals_gave() -> 
     """Deriving them from the capabilities changed no word: recorded prompt, catalog and suite versions still compare."""
     assert SYSTEM_PROMPT == OLD_SYSTEM_PROMPT
     assert SYSTEM_PROMPTS["zh"] == OLD_SYSTEM_PROMPT + "\nWrite that sentence in Simplified Chinese (简体中文)."
-    assert (PROMPT_VERSION, CATALOG_VERSION) == ("9f1e6043a44b", "7da43b7870a5")
+    assert (PROMPT_VERSION, CATALOG_VERSION) == ("2869f4f2854f", "5217699bc9a6")  # fact_check joined (issue #22)
     suite = load_suite("all")
-    assert (suite.catalog_version, suite.suite_version, len(suite.probes)) == ("7da43b7870a5", "583482d07c0e", 928)
+    assert (suite.catalog_version, suite.suite_version, len(suite.probes)) == ("5217699bc9a6", "19949560ca98", 930)
