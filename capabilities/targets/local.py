@@ -17,7 +17,7 @@ from loguru import logger
 from capabilities.errors import ToolFailed
 from capabilities.records import Article, PublishedItem
 from capabilities.render import article_html
-from capabilities.targets.site import SiteServer, write_article
+from capabilities.targets.site import SiteServer, retract_article, write_article
 
 
 class LocalTarget:
@@ -74,3 +74,19 @@ class LocalTarget:
         except OSError as exc:
             raise ToolFailed(f"local target cannot write {self.site_dir / slug}.html: {exc}") from exc
         return self._item(slug)
+
+    def retract(self, external_id: str, notice: str) -> None:
+        """The page answers 410 Gone with ``notice`` and leaves the index and the feed (its file stays, so
+        ``lookup`` still finds it and the topic is never published a second time)."""
+        try:
+            retract_article(self.site_dir, external_id, notice, self.base_url)
+        except OSError as exc:
+            raise ToolFailed(f"local target cannot retract {external_id}: {exc}") from exc
+
+    def update(self, external_id: str, article: Article) -> PublishedItem:
+        """The same page (same file, same URL) with the corrected article."""
+        try:
+            write_article(self.site_dir, external_id, article, article_html(article), self.base_url)
+        except OSError as exc:
+            raise ToolFailed(f"local target cannot write {self.site_dir / external_id}.html: {exc}") from exc
+        return self._item(external_id)
