@@ -4,6 +4,9 @@
     system_prompt(catalog, language)  the numbered list of calls, one line per capability (Capability.prompt_step),
                             and the language of the closing sentence (the pipeline's ``language``)
     probe_tasks, lookalikes what the probe suite asks of each tool and the decoy name it offers beside it
+    prompt_version(catalog, language), catalog_version(catalog)  what a run records it was given
+    preview_steps(catalog)  what a dry run offers: the steps before the first with a side effect (publish), and
+                            the version kind it previews, the one the last of them that makes a version writes
 
 The module constants are these for CATALOG. Runs record their prompt's version (PROMPT_VERSIONS[language];
 PROMPT_VERSION is English's) and CATALOG_VERSION; the probe suite keys its runs by CATALOG_VERSION, so both
@@ -48,6 +51,32 @@ def system_prompt(catalog: Catalog, language: str = "en") -> str:
     return "\n".join([PROMPT_HEAD, *steps, PROMPT_TAIL.format(last=list(catalog)[-1]), *closing])
 
 
+def prompt_version(catalog: Catalog, language: str) -> str:
+    return version_of(system_prompt(catalog, language))
+
+
+def catalog_version(catalog: Catalog) -> str:
+    return version_of(tool_schemas(catalog))
+
+
+def preview_steps(catalog: Catalog) -> dict[str, Capability[Any, Any]]:
+    """The steps of a dry run: the catalog up to the first capability with a side effect, in order."""
+    steps: dict[str, Capability[Any, Any]] = {}
+    for name, capability in catalog.items():
+        if capability.side_effect:
+            break
+        steps[name] = capability
+    return steps
+
+
+def preview_kind(catalog: Catalog) -> str:
+    """The kind of draft version a dry run renders: the one the last of its steps that makes a version writes."""
+    kinds = [c.version_kind for c in preview_steps(catalog).values() if c.version_kind is not None]
+    if not kinds:
+        raise ValueError("no step before the first side effect makes a version: a dry run has nothing to preview")
+    return kinds[-1]
+
+
 def probe_tasks(catalog: Catalog) -> dict[str, str]:
     return {name: capability.probe_task for name, capability in catalog.items()}
 
@@ -59,8 +88,8 @@ def lookalikes(catalog: Catalog) -> dict[str, str]:
 TOOLS = tool_schemas(CATALOG)
 SYSTEM_PROMPTS = {language: system_prompt(CATALOG, language) for language in CLOSING_LANGUAGE}
 SYSTEM_PROMPT = SYSTEM_PROMPTS["en"]
-PROMPT_VERSIONS = {language: version_of(prompt) for language, prompt in SYSTEM_PROMPTS.items()}
+PROMPT_VERSIONS = {language: prompt_version(CATALOG, language) for language in CLOSING_LANGUAGE}
 PROMPT_VERSION = PROMPT_VERSIONS["en"]
-CATALOG_VERSION = version_of(TOOLS)
+CATALOG_VERSION = catalog_version(CATALOG)
 PROBE_TASKS = probe_tasks(CATALOG)
 LOOKALIKES = lookalikes(CATALOG)

@@ -24,9 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from capabilities import CATALOG
 from pipeline.guard import Evidence, inspect
-
-CATALOG = {"pick_topic", "write_draft", "humanize", "publish", "register", "report"}
 
 
 @dataclass(frozen=True)
@@ -70,9 +69,9 @@ def load(directory: Path) -> list[Record]:
 
 def predicted(record: Record) -> frozenset[str]:
     """The guard's unbacked findings for one record, as comparable strings."""
-    evidence = Evidence.from_results(record.called, [r["result"] for r in record.results])
+    evidence = Evidence.from_results(record.called, [(r["tool"], r["result"]) for r in record.results], CATALOG)
     found = set()
-    for f in inspect(record.text, evidence, CATALOG):
+    for f in inspect(record.text, evidence, set(CATALOG)):
         if f.backed:
             continue
         found.add(f"ungrounded:{key(f.span)}" if f.kind == "ungrounded" else f"{f.kind}:{f.capability}")
