@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
-from capabilities import humanize, pick_topic, publish, register, report, write_draft
+from capabilities import fact_check, humanize, pick_topic, publish, register, report, write_draft
 from capabilities.base import Capability, CapabilityContext, ToolResult
 
-CHAIN: tuple[ModuleType, ...] = (pick_topic, write_draft, humanize, publish, register, report)
+CHAIN: tuple[ModuleType, ...] = (pick_topic, write_draft, humanize, fact_check, publish, register, report)
 
 
 def catalog_of(modules: Iterable[ModuleType]) -> dict[str, Capability[Any, Any]]:
@@ -26,7 +26,7 @@ def catalog_of(modules: Iterable[ModuleType]) -> dict[str, Capability[Any, Any]]
             if maker is None:
                 raise ValueError(f"{capability.name} takes a version, but no step before it makes one")
             capability = capability.taking_from(maker)
-        if capability.version_kind is not None:
+        if capability.result_kind() is not None:
             maker = capability
         catalog[capability.name] = capability
     return catalog

@@ -10,11 +10,12 @@ A capability is one module declaring everything about one tool:
     claims                         its claim vocabulary (Claims): zh and en words of text asserting it completed
     evidence                       the fields of its result that ground what the model may say (EvidenceFields):
                                    URLs, registration numbers, scores, titles it may quote; the guard reads no other
-    version_kind                   the kind of draft version its result's ``version_id`` names ("draft", "humanized"),
-                                   or None: the next step that ``takes_version`` takes that version
+    version_kind                   the kind of draft version it writes ("draft", "humanized"), or None
     takes_version                  its ``version_id`` argument is the version the nearest step before it made
                                    (catalog_of binds it: the argument's source and the kind prepare accepts);
-                                   ``also_takes`` names other kinds it accepts (publish: an editor's "edited")
+                                   ``also_takes`` names other kinds it accepts (publish: an editor's "edited").
+                                   One that writes no kind of its own (fact_check) passes the version on: its
+                                   result's ``version_id`` is of the kind it took (``result_kind``)
     side_effect                    it changes what others see (a post, a registration): a dry run stops before the first
     prepare(ctx, args) -> Prepared business validation, the idempotency key, the records it needs: read once,
                                    no side effect and no network; raises ToolRejected
@@ -206,6 +207,12 @@ class Capability(ABC, Generic[A, P]):
     def execute(self, ctx: CapabilityContext, prepared: P) -> ToolResult:
         """Do the work; raise from capabilities.errors on failure. May run more than once (retries)."""
 
+    def result_kind(self) -> str | None:
+        """The kind of the version its result's ``version_id`` names: the kind it writes, or the one it passes on."""
+        if self.version_kind is not None:
+            return self.version_kind
+        return self.source.result_kind() if self.source is not None else None
+
     def taking_from(self, source: Capability[Any, Any]) -> Capability[Any, Any]:
         """A copy of this step bound to the step before it that made the version it takes (catalog_of)."""
         bound = copy.copy(self)
@@ -220,8 +227,9 @@ class Capability(ABC, Generic[A, P]):
             raise RuntimeError(f"{self.name} takes a version but is not in a catalog (capabilities.catalog_of)")
         version = require_own(ctx.store.draft_version(version_id), f"draft version {version_id}",
                               lambda v: v.run_id == ctx.run_id)
-        if version.kind != source.version_kind and version.kind not in self.also_takes:
-            raise ToolRejected(f"draft version {version_id} is not {source.version_kind} yet; call {source.name} first")
+        kind = source.result_kind()
+        if version.kind != kind and version.kind not in self.also_takes:
+            raise ToolRejected(f"draft version {version_id} is not {kind} yet; call {source.name} first")
         return version
 
     def prompt_step(self) -> str:

@@ -5,8 +5,8 @@
                             and the language of the closing sentence (the pipeline's ``language``)
     probe_tasks, lookalikes what the probe suite asks of each tool and the decoy name it offers beside it
     prompt_version(catalog, language), catalog_version(catalog)  what a run records it was given
-    preview_steps(catalog)  what a dry run offers: the steps before the first with a side effect (publish), and
-                            the version kind it previews, the one the last of them that makes a version writes
+    preview_steps(catalog)  what a dry run offers: the steps before the first with a side effect (publish), up to
+                            the last of them that writes a version (humanize); preview_kind: the kind it writes
 
 The module constants are these for CATALOG. Runs record their prompt's version (PROMPT_VERSIONS[language];
 PROMPT_VERSION is English's) and CATALOG_VERSION; the probe suite keys its runs by CATALOG_VERSION, so both
@@ -60,21 +60,26 @@ def catalog_version(catalog: Catalog) -> str:
 
 
 def preview_steps(catalog: Catalog) -> dict[str, Capability[Any, Any]]:
-    """The steps of a dry run: the catalog up to the first capability with a side effect, in order."""
-    steps: dict[str, Capability[Any, Any]] = {}
+    """The steps of a dry run, in order: before the first with a side effect, up to the last that writes a version.
+
+    A step that only passes a version on (fact_check) after the last writer is left out: the preview is the
+    writer's version, as it was before the fact check existed."""
+    before: list[tuple[str, Capability[Any, Any]]] = []
     for name, capability in catalog.items():
         if capability.side_effect:
             break
-        steps[name] = capability
-    return steps
+        before.append((name, capability))
+    last = max((i for i, (_, c) in enumerate(before) if c.version_kind is not None), default=None)
+    if last is None:
+        raise ValueError("no step before the first side effect writes a version: a dry run has nothing to preview")
+    return dict(before[:last + 1])
 
 
 def preview_kind(catalog: Catalog) -> str:
-    """The kind of draft version a dry run renders: the one the last of its steps that makes a version writes."""
-    kinds = [c.version_kind for c in preview_steps(catalog).values() if c.version_kind is not None]
-    if not kinds:
-        raise ValueError("no step before the first side effect makes a version: a dry run has nothing to preview")
-    return kinds[-1]
+    """The kind of draft version a dry run renders: the one the last of its steps writes."""
+    kind = list(preview_steps(catalog).values())[-1].version_kind
+    assert kind is not None
+    return kind
 
 
 def probe_tasks(catalog: Catalog) -> dict[str, str]:

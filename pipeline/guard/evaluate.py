@@ -27,6 +27,10 @@ from typing import Any
 from capabilities import CATALOG
 from pipeline.guard import Evidence, inspect
 
+# The tools of the runs the corpus was written from and labelled against (before fact_check joined the chain):
+# a text saying "everything went through" claims these, and its labels name these.
+CORPUS_TOOLS = frozenset({"pick_topic", "write_draft", "humanize", "publish", "register", "report"})
+
 
 @dataclass(frozen=True)
 class Record:
@@ -71,7 +75,7 @@ def predicted(record: Record) -> frozenset[str]:
     """The guard's unbacked findings for one record, as comparable strings."""
     evidence = Evidence.from_results(record.called, [(r["tool"], r["result"]) for r in record.results], CATALOG)
     found = set()
-    for f in inspect(record.text, evidence, set(CATALOG)):
+    for f in inspect(record.text, evidence, set(CORPUS_TOOLS)):
         if f.backed:
             continue
         found.add(f"ungrounded:{key(f.span)}" if f.kind == "ungrounded" else f"{f.kind}:{f.capability}")

@@ -123,9 +123,10 @@ Make exactly these calls, one per answer, in this order:
 1. pick_topic()
 2. write_draft(topic_id from the pick_topic result, angle null)
 3. humanize(draft_id from the write_draft result)
-4. publish(version_id from the humanize result)
-5. register(publication_id from the publish result)
-6. report()
+4. fact_check(version_id from the humanize result)
+5. publish(version_id from the fact_check result)
+6. register(publication_id from the publish result)
+7. report()
 Use only ids that tool results gave you. Never state a result that a tool has not returned.
 Only after report has returned, answer with one short sentence and call no more tools."""
 
@@ -160,7 +161,7 @@ def test_a_new_capability_module_reaches_prompt_schemas_probes_guard_and_scripte
     catalog = {**CATALOG, "summarize": summarize.CAPABILITY}
 
     prompt = system_prompt(catalog)
-    assert "7. summarize(draft_id from the write_draft result)" in prompt
+    assert "8. summarize(draft_id from the write_draft result)" in prompt
     assert prompt.endswith("Only after summarize has returned, answer with one short sentence and call no more tools.")
 
     schema = next(t for t in tool_schemas(catalog) if t["function"]["name"] == "summarize")
@@ -175,7 +176,7 @@ def test_a_new_capability_module_reaches_prompt_schemas_probes_guard_and_scripte
     assert find_claims("I have not summarized it yet.", claim_rules(catalog)) == []
 
     results = {"pick_topic": {"topic_id": 1}, "write_draft": {"draft_id": 4}, "humanize": {"version_id": 5},
-               "publish": {"publication_id": 6}, "register": {"registration_number": "CT-20260101-001"},
+               "fact_check": {"version_id": 5}, "publish": {"publication_id": 6}, "register": {"registration_number": "CT-20260101-001"},
                "report": {"run_id": 1}}
     conversation = [{"role": "user", "content": f"Result of {name}: {json.dumps(r)}"} for name, r in results.items()]
     reply = pipeline_path(catalog)(Request({"messages": conversation, "tools": tool_schemas(catalog)}))
@@ -186,18 +187,19 @@ def test_todays_prompt_versions_and_probe_suite_are_what_the_literals_gave() -> 
     """Deriving them from the capabilities changed no word: recorded prompt, catalog and suite versions still compare."""
     assert SYSTEM_PROMPT == OLD_SYSTEM_PROMPT
     assert SYSTEM_PROMPTS["zh"] == OLD_SYSTEM_PROMPT + "\nWrite that sentence in Simplified Chinese (简体中文)."
-    assert (PROMPT_VERSION, CATALOG_VERSION) == ("9f1e6043a44b", "7da43b7870a5")
+    assert (PROMPT_VERSION, CATALOG_VERSION) == ("2869f4f2854f", "5217699bc9a6")  # fact_check joined (issue #22)
     suite = load_suite("all")
-    assert (suite.catalog_version, suite.suite_version, len(suite.probes)) == ("7da43b7870a5", "583482d07c0e", 928)
+    assert (suite.catalog_version, suite.suite_version, len(suite.probes)) == ("5217699bc9a6", "19949560ca98", 930)
 
 
 def test_a_step_inserted_between_humanize_and_publish_is_its_module_and_its_place_in_the_chain(
         polish: ModuleType, runtime: Runtime, model: ScriptedModel) -> None:
-    """With polish placed before publish, publish takes polish's version: the scripted model walks the seven
-    steps to success, the page is the polished version, and a dry run previews that version."""
+    """With polish placed after humanize, the fact check takes polish's version and publish the checked one: the
+    scripted model walks the eight steps to success, the page is the polished version, a dry run previews it."""
     catalog = catalog_of((*CHAIN[:3], polish, *CHAIN[3:]))
     assert "4. polish(version_id from the humanize result)" in system_prompt(catalog)
-    assert "5. publish(version_id from the polish result)" in system_prompt(catalog)
+    assert "5. fact_check(version_id from the polish result)" in system_prompt(catalog)
+    assert "6. publish(version_id from the fact_check result)" in system_prompt(catalog)
     assert (list(preview_steps(catalog)), preview_kind(catalog)) == (
         ["pick_topic", "write_draft", "humanize", "polish"], "polished")
     model.policy = pipeline_path(catalog)
@@ -210,7 +212,7 @@ def test_a_step_inserted_between_humanize_and_publish_is_its_module_and_its_plac
         published = s.scalar(select(DraftVersion.kind).join(Publication, Publication.draft_version_id == DraftVersion.id))
         stamped = s.scalar(select(Run.catalog_version).where(Run.id == result.run_id))
     assert [c.name for c in detail.tool_calls] == [
-        "pick_topic", "write_draft", "humanize", "polish", "publish", "register", "report"]
+        "pick_topic", "write_draft", "humanize", "polish", "fact_check", "publish", "register", "report"]
     assert (published, stamped) == ("polished", catalog_version(catalog))
 
     preview = run_once(chained, dry_run=True)
@@ -218,21 +220,19 @@ def test_a_step_inserted_between_humanize_and_publish_is_its_module_and_its_plac
     assert "Polished." in preview.preview.read_text(encoding="utf-8")
 
 
-def test_publish_refuses_the_version_of_a_step_earlier_than_the_one_before_it(
+def test_a_step_refuses_the_version_of_a_step_earlier_than_the_one_before_it(
         polish: ModuleType, runtime: Runtime, model: ScriptedModel) -> None:
-    """A model that hands publish humanize's version when polish stands in between is told to call polish first."""
-    catalog = catalog_of((*CHAIN[:3], polish, *CHAIN[3:]))
-    skip = {**catalog, "publish": CATALOG["publish"]}  # publish as today's chain binds it: from humanize
-    skip.pop("polish")
-    model.policy = pipeline_path(skip)
-    result = run_once(dataclasses.replace(runtime, catalog=catalog))
+    """A model that skips polish and hands the fact check humanize's version is told to call polish first."""
+    model.policy = pipeline_path(CATALOG)  # today's chain: fact_check takes humanize's version
+    result = run_once(dataclasses.replace(runtime, catalog=catalog_of((*CHAIN[:3], polish, *CHAIN[3:]))))
     with runtime.sessions() as s:
-        publish = [c for c in run_detail(s, result.run_id).tool_calls if c.name == "publish"]
-    assert publish and publish[0].outcome == "rejected"
-    assert "is not polished yet; call polish first" in (publish[0].detail or "")
+        checks = [c for c in run_detail(s, result.run_id).tool_calls if c.name == "fact_check"]
+    assert checks and checks[0].outcome == "rejected"
+    assert "is not polished yet; call polish first" in (checks[0].detail or "")
 
 
 def test_the_dry_run_takes_the_steps_before_the_first_side_effect() -> None:
-    """Today's chain: pick_topic, write_draft, humanize (publish is the first step with a side effect)."""
+    """Today's chain: pick_topic, write_draft, humanize (publish is the first step with a side effect; the fact
+    check writes no version of its own)."""
     assert (list(preview_steps(CATALOG)), preview_kind(CATALOG)) == (["pick_topic", "write_draft", "humanize"],
                                                                       "humanized")

@@ -45,7 +45,7 @@ def server() -> Iterator[LocalHTTP]:
 def topics(url: str, **overrides: object) -> list[str]:
     settings: Settings = load_settings(topics_source=url, **overrides)
     with httpx.Client(timeout=settings.http_timeout_seconds) as http:
-        return read_topics(settings, http)
+        return [topic.title for topic in read_topics(settings, http)]
 
 
 def test_rss_channel_image_and_media_titles_are_not_topics(server: LocalHTTP) -> None:

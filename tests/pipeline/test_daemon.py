@@ -276,7 +276,7 @@ def test_metrics_count_what_the_runs_recorded(db_url: str, model: ScriptedModel,
     finally:
         assert daemon.stop() == 0
         probe.close()
-    assert {name for name, _, _ in calls} == {"pick_topic", "write_draft", "humanize", "publish", "register", "report"}
+    assert {name for name, _, _ in calls} == {"pick_topic", "write_draft", "humanize", "fact_check", "publish", "register", "report"}
     for name, outcome, count in calls:
         assert samples[("factline_tool_calls_total", (("name", name), ("outcome", outcome), ("pipeline", "content")))] == count
     assert samples[("factline_runs_total", (("pipeline", "content"), ("verdict", "success")))] >= 1

@@ -24,7 +24,7 @@ def test_happy_path_publishes_verifies_and_registers(runtime: Runtime, model: Sc
     assert publication.verified_at is not None and publication.http_status == 200
     assert registration.publication_id == publication.id
     assert registration.number.startswith("CT-") and len(registration.number) == len("CT-20260101-001")
-    assert [c.name for c in detail.tool_calls] == ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+    assert [c.name for c in detail.tool_calls] == ["pick_topic", "write_draft", "humanize", "fact_check", "publish", "register", "report"]
     assert httpx.head(publication.url).status_code == 200
 
 
@@ -36,7 +36,7 @@ def test_constrained_mode_runs_the_same_pipeline(settings: Settings, model: Scri
         with rt.sessions() as s:
             detail = run_detail(s, result.run_id)
     assert (result.verdict, detail.tool_call_mode) == ("success", "constrained")
-    assert [c.name for c in detail.tool_calls] == ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+    assert [c.name for c in detail.tool_calls] == ["pick_topic", "write_draft", "humanize", "fact_check", "publish", "register", "report"]
     agent_requests = [r for r in model.requests if "response_format" in r]
     assert agent_requests and "tools" not in agent_requests[0]
     assert "2. write_draft(topic_id from the pick_topic result, angle null)" in agent_requests[0]["messages"][0]["content"]
@@ -53,7 +53,7 @@ def test_second_run_takes_the_next_topic(runtime: Runtime) -> None:
 def test_link_outside_the_whitelist_is_never_requested(runtime: Runtime, model: ScriptedModel) -> None:
     """With 127.0.0.1 not whitelisted the URL is not HEADed: no status, unverified, exit 4, no registration."""
     runtime.settings = runtime.settings.model_copy(update={"publish_domain_whitelist": ["blog.example.com"]})
-    steps = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "publish", "register")]
+    steps = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "fact_check", "publish", "register")]
     model.policy = script(*steps, then=lambda request: say("The link could not be checked, so I stop."))
     result = run_once(runtime)
     assert (result.verdict, result.exit_code) == ("unverified", 4)

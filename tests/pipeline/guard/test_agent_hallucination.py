@@ -30,7 +30,7 @@ def test_normal_calls_raise_no_false_alarm(settings: Settings, model: ScriptedMo
     """A model that calls every tool and then says it published is not flagged."""
     final = say("Published and registered; the report is done.")
     result, diff, detail = _run(settings, model, script(*[step_call(s) for s in
-                                ("pick_topic", "write_draft", "humanize", "publish", "register", "report")], final))
+                                ("pick_topic", "write_draft", "humanize", "fact_check", "publish", "register", "report")], final))
     assert result.verdict == "success"
     assert diff.hallucinated == [] and detail.nudges == ()
 
@@ -52,7 +52,7 @@ def test_several_claims_are_caught_together(settings: Settings, model: ScriptedM
 
 def test_claims_already_executed_do_not_trigger(settings: Settings, model: ScriptedModel) -> None:
     """After a real publish, saying it was published is backed by the ledger."""
-    steps = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "publish")]
+    steps = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "fact_check", "publish")]
     policy = script(*steps, say("Published."), then=happy_path)
     result, diff, detail = _run(settings, model, policy)
     assert result.verdict == "success"
@@ -86,7 +86,7 @@ def test_model_recovers_after_a_nudge(settings: Settings, model: ScriptedModel) 
 
 def test_ungrounded_url_counts_even_when_publish_was_called(settings: Settings, model: ScriptedModel) -> None:
     """A URL that no tool result holds is ungrounded, though publish really ran."""
-    steps = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "publish")]
+    steps = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "fact_check", "publish")]
     fake = say("Published at https://domain/item/fake-id")
     result, diff, _ = _run(settings, model, script(*steps, fake, fake, fake))
     assert result.verdict == "hallucinated"

@@ -13,7 +13,7 @@ from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 from testkit.scripted_model import ScriptedModel, happy_path, say, script, step_call
 
-UNTIL_PUBLISH = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "publish")]
+UNTIL_PUBLISH = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "fact_check", "publish")]
 
 
 def _count(settings: Settings, table: type) -> int:

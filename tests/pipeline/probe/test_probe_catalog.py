@@ -5,7 +5,7 @@ import pytest
 from pipeline.probe.catalog_probes import build_catalog_probes
 from pipeline.probe.scoring import score
 
-NAMES = ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+NAMES = ["pick_topic", "write_draft", "humanize", "fact_check", "publish", "register", "report"]
 
 
 def _tool(name: str) -> dict:
@@ -21,12 +21,12 @@ CATALOG = [_tool(n) for n in NAMES]
 
 
 def test_decoy_catalog_omits_the_needed_tool():
-    """Each decoy probe lists the other five tools and not the one its task needs."""
+    """Each decoy probe lists the other tools and not the one its task needs."""
     decoys = [p for p in build_catalog_probes(CATALOG) if p.kind == "decoy"]
-    assert len(decoys) == 6
+    assert len(decoys) == len(CATALOG)
     for probe in decoys:
         needed = probe.id.rsplit(":", 1)[1]
-        assert needed not in probe.tool_names() and len(probe.tools) == 5
+        assert needed not in probe.tool_names() and len(probe.tools) == len(CATALOG) - 1
 
 
 def test_lookalike_sits_next_to_real_tool_with_identical_schema():
@@ -54,11 +54,11 @@ def test_missing_catalog_tool_is_an_error():
 
 
 def test_real_catalog_gives_a_decoy_and_lookalike_per_tool_and_an_angle_probe():
-    """Built from factline's real six tools: six decoys, six lookalikes, and write_draft's nullable angle."""
+    """Built from factline's real tools: a decoy and a lookalike for each, and write_draft's nullable angle."""
     from capabilities import CATALOG as REAL
 
     probes = build_catalog_probes([c.tool_schema() for c in REAL.values()])
-    assert sum(p.kind == "decoy" for p in probes) == sum(p.kind == "shadow" for p in probes) == 6
+    assert sum(p.kind == "decoy" for p in probes) == sum(p.kind == "shadow" for p in probes) == len(CATALOG)
     (optional,) = [p for p in probes if p.kind == "optional_arg"]
     assert optional.expect["tool"] == "write_draft" and optional.expect["optional_not_given"] == ["angle"]
     given = '{"topic_id": 3, "angle": null}'

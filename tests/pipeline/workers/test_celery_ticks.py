@@ -60,7 +60,7 @@ def test_a_run_whose_worker_died_is_continued_without_publishing_twice(runner: T
     """A run left `running` after publishing by a dead worker is taken over and finishes with one publication."""
     run_id = claim_tick(runner.sessions, pipeline="content", scheduled_for=now().replace(microsecond=0))
     assert run_id is not None
-    model.policy = script(*(step_call(s) for s in ("pick_topic", "write_draft", "humanize", "publish")),
+    model.policy = script(*(step_call(s) for s in ("pick_topic", "write_draft", "humanize", "fact_check", "publish")),
                           then=lambda request: say("stopping here"))
     run_once(runner.runtimes["content"], trigger="schedule", run_id=run_id)  # the first worker's part
     with runner.sessions.begin() as s:  # ... which then died mid-run, as SIGKILL leaves it
