@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-MODEL = Path(__file__).resolve().parent.parent / "models" / "publication.pml"
+from tests.paths import ROOT
+
+MODEL = ROOT / "models" / "publication.pml"
 
 pytestmark = pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None,
                                 reason="spin (Debian package `spin`) and gcc are needed: .ci/run installs them")
