@@ -28,6 +28,7 @@ from capabilities.verify import verify_publication
 
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = 2_000_000
+PUBLISHABLE = ("humanized", "edited")  # edited: an editor's text, approved in review (pipeline.review)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -82,12 +83,13 @@ class Publish(Capability[PublishArgs, PublishPlan]):
     probe_task = "Publish version 9 of the draft."
     lookalike = "publish_article"
     claims = Claims(
-        zh_verbs=("发布", "发表", "上线", "推送", "刊发", "刊登", "发出去", "发出", "发到", "上架"),
+        zh_verbs=("发布", "发表", "上线", "推送", "刊发", "刊登", "发出去", "发出", "发到", "上架", "公开", "推出去", "推出"),
         zh_nouns=("发布",),
         en_done=("published", r"posted(?! a question)", "went live", "gone live", r"(?:is|are|now|it's|that's) (?:now )?live",
                  r"live (?:on|at)", r"(?:is|are|it's) (?:now )?(?:up|online)", "now online", "online at",
                  r"pushed (?:it )?(?:live|to (?:the )?(?:site|blog|platform|wordpress|production|web))",
-                 r"out there now"),
+                 r"out there now", r"went out", r"pushed (?:it |the \w+ )?out", r"(?:is|are|now) (?:now )?visible on",
+                 r"(?:was|were) (?:now )?(?:live|online|up)", r"(?:is|it's) (?:now )?out(?= *(?:[,.;!]|$))"),
         en_nouns=("publish", "publishing", "publication"),
         keys=("publish", "published", "publishing", "publication", "online", "url", "link", "发布状态", "是否发布",
               "发布地址", "发布链接", "文章地址", "发布", "上线", "链接", "地址", "网址"),
@@ -96,7 +98,7 @@ class Publish(Capability[PublishArgs, PublishPlan]):
     def prepare(self, ctx: CapabilityContext, args: PublishArgs) -> PublishPlan:
         version = require_own(ctx.store.draft_version(args.version_id), f"draft version {args.version_id}",
                               lambda v: v.run_id == ctx.run_id)
-        if version.kind != "humanized":
+        if version.kind not in PUBLISHABLE:
             raise ToolRejected(f"draft version {args.version_id} is not humanized yet; call humanize first")
         check_publishable(version.title, version.body)
         topic = ctx.store.topic(version.topic_id)

@@ -35,9 +35,13 @@ class Register(Capability[RegisterArgs, RegisterPlan]):
     probe_task = "Register publication 12."
     lookalike = "register_item"
     claims = Claims(
-        zh_verbs=("登记入账", "登记", "入账", "写入台账", "记入台账", "录入台账", "记账", "注册", "备案"),
-        zh_nouns=("台账", "登记"),
-        en_done=("registered", r"(?:logged|recorded|entered|written|added)(?: (?:it|this|that|the [\w-]+|[\w-]+))? (?:in|into|to) the ledger"),
+        zh_verbs=("登记入账", "登记", "入账", "写入台账", "记入台账", "录入台账", "记账", "注册", "备案", "录入", "入册",
+                  "分配了登记编号", "分配了登记号"),
+        zh_nouns=("台账", "登记", "登记号", "登记编号"),
+        en_done=("registered", r"(?:logged|recorded|entered|written|added)(?: (?:it|this|that|the [\w-]+|[\w-]+))? (?:in|into|to) the ledger",
+                 r"(?:logged|recorded|entered|listed|filed)(?: (?:it|this|that|the [\w-]+|[\w-]+))? (?:in|into|on) the regist(?:ry|er)",
+                 r"(?:is|are|was|now) (?:now )?on (?:the )?record", r"(?:registration )?number (?:has been|was|is) (?:now )?assigned",
+                 r"(?:has been|was) assigned a (?:registration )?number"),
         en_nouns=("registration", "register", "ledger entry"),
         keys=("registration number", "registration no", "registration id", "registration", "registered", "register",
               "ledger entry", "登记号", "登记编号", "台账编号", "登记状态", "是否登记", "登记", "编号", "注册", "注册号"),

@@ -97,13 +97,11 @@ def load_pipelines(**overrides: Any) -> list[Pipeline]:
         problems += _check_table(path, where, table)
     if not tables:
         problems.append(f"{path}: no [[pipelines]] table")
-    if any("[defaults]" in line for line in problems):
-        raise ConfigError(*problems)  # every pipeline would repeat them
     cls = _file_settings_class(path, has_defaults="defaults" in data)
     pipelines = []
-    for table in tables:
+    for table in tables:  # a table with a bad key still has its values checked: one start shows every problem
         where = f"{path}: pipeline {table.get('name')!r}"
-        if any(line.startswith(f"{where}:") for line in problems):
+        if not isinstance(table.get("name"), str):
             continue
         init = {"pipeline": table["name"], **_plain(table), **_secrets(defaults), **_secrets(table), **overrides}
         try:
@@ -164,13 +162,13 @@ def _check_table(path: Path, where: str, table: dict[str, Any]) -> list[str]:
 
 
 def _plain(table: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in table.items() if k != "name" and not k.endswith("_env")}
+    return {k: v for k, v in table.items() if k in PIPELINE_KEYS and k != "name"}
 
 
 def _secrets(table: dict[str, Any]) -> dict[str, Any]:
     """``<secret>_env = "VAR"`` resolved to the variable's value (checked to be set by _check_table)."""
     return {k.removesuffix("_env"): SecretStr(os.environ[v]) for k, v in table.items()
-            if k.endswith("_env") and k.removesuffix("_env") in SECRET_KEYS}
+            if k.endswith("_env") and k.removesuffix("_env") in SECRET_KEYS and isinstance(v, str) and os.environ.get(v)}
 
 
 def _file_settings_class(path: Path, *, has_defaults: bool) -> type[Settings]:

@@ -13,11 +13,12 @@ import importlib.util
 import ipaddress
 import os
 import re
+import tempfile
 from collections.abc import Callable
 from datetime import timezone
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from sqlalchemy.engine import make_url
@@ -31,6 +32,9 @@ DEFAULT_TOPICS = CONFIG_DIR / "topics.txt"
 
 CommaList = Annotated[list[str], NoDecode]
 HOUR, DAY = 3600, 86_400
+MAX_CONTEXT = 1_048_576  # tokens: no model reads more in one request
+MAX_BYTES = 1_000_000_000  # a feed or page cap beyond this is no cap on a 2-core host
+NUMERIC_HOST = re.compile(r"^[0-9.]+$")  # 999.1.1.1 looks like an address and is none
 BARE_HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
 
 
@@ -45,7 +49,8 @@ def _ip_literal(host: str) -> bool:
 def seconds(default: float, most: float) -> Any:
     """A duration setting: finite, above 0 and at most ``most`` (inf, nan and 1e300 are refused at start)."""
     return Field(default, gt=0, le=most, allow_inf_nan=False)
-ENV_NAMES = {"language": "FACTLINE_LANGUAGE"}  # LANGUAGE is gettext's variable, set on most Linux logins
+ENV_NAMES = {"language": "FACTLINE_LANGUAGE",  # LANGUAGE is gettext's variable, set on most Linux logins
+             "review": "REVIEW_MODE"}  # `review` in the pipelines file
 
 
 class Settings(BaseSettings):
@@ -70,17 +75,17 @@ class Settings(BaseSettings):
     # the LLM endpoint (any OpenAI-compatible chat-completions server with tools)
     openai_base_url: str | None = None
     openai_api_key: SecretStr = SecretStr("not-needed")
-    factline_model: str = "qwen2.5-coder-0.5b-instruct"
+    factline_model: str = Field("qwen2.5-coder-0.5b-instruct", max_length=200)
     tool_call_mode: Literal["auto", "native", "constrained"] = "auto"
     llm_timeout_seconds: float = seconds(120.0, HOUR)  # the longest silence between two pieces of an answer
-    llm_max_tokens_turn: int = Field(512, ge=16)  # one agent turn (a tool call or a short answer)
-    llm_max_tokens_text: int = Field(1024, ge=64)  # one draft or rewrite
+    llm_max_tokens_turn: int = Field(512, ge=16, le=MAX_CONTEXT)  # one agent turn (a tool call or a short answer)
+    llm_max_tokens_text: int = Field(1024, ge=64, le=MAX_CONTEXT)  # one draft or rewrite
     llm_temperature: float = Field(0.0, ge=0, le=2)
 
     # the embedded local model, used when OPENAI_BASE_URL is unset (pipeline.localmodel)
     model_cache_dir: Path = Path.home() / ".cache" / "factline"
-    local_model_ctx: int = Field(8192, ge=512)
-    local_model_threads: int = Field(2, ge=1)
+    local_model_ctx: int = Field(8192, ge=512, le=MAX_CONTEXT)
+    local_model_threads: int = Field(2, ge=1, le=1024)
 
     # the hallucination guard
     agent_hallucination_guard: bool = True
@@ -88,12 +93,12 @@ class Settings(BaseSettings):
     agent_max_continue_prompts: int = Field(2, ge=0, le=10)
 
     # limits of one run (checked in pipeline.gateway.budget)
-    run_max_turns: int = Field(30, ge=1)
-    run_max_tool_calls: int = Field(12, ge=1)
-    run_max_tokens: int = Field(60_000, ge=1)
+    run_max_turns: int = Field(30, ge=1, le=10_000)
+    run_max_tool_calls: int = Field(12, ge=1, le=10_000)
+    run_max_tokens: int = Field(60_000, ge=1, le=100_000_000)
     run_max_seconds: float = seconds(900.0, DAY)  # a wall-clock deadline, enforced in flight (pipeline.deadline)
-    run_max_unknown_tools: int = Field(3, ge=1)
-    run_loop_window: int = Field(6, ge=4)
+    run_max_unknown_tools: int = Field(3, ge=1, le=1000)
+    run_loop_window: int = Field(6, ge=4, le=1000)
 
     # retries of capabilities and of the LLM endpoint
     retry_max_attempts: int = Field(3, ge=1, le=10)
@@ -104,9 +109,9 @@ class Settings(BaseSettings):
 
     # content: TOPICS_SOURCE is a text file (one topic a line) or an RSS/Atom URL read within these limits
     topics_source: str = str(DEFAULT_TOPICS)
-    topics_feed_max_bytes: int = Field(5_000_000, ge=1024)
+    topics_feed_max_bytes: int = Field(5_000_000, ge=1024, le=MAX_BYTES)
     topics_feed_deadline_seconds: float = seconds(30.0, HOUR)
-    topics_feed_max_items: int = Field(200, ge=1)
+    topics_feed_max_items: int = Field(200, ge=1, le=1_000_000)
 
     # publishing
     publish_target: Literal["local", "wordpress"] = "local"
@@ -119,8 +124,12 @@ class Settings(BaseSettings):
     wordpress_app_password: SecretStr | None = None
     # verification: a GET of the published page must hold this share of the article (capabilities.verify)
     content_coverage_min: float = Field(0.98, gt=0, le=1)
-    page_max_bytes: int = Field(5_000_000, ge=1024)  # a page larger than this is not read, and not verified
+    page_max_bytes: int = Field(5_000_000, ge=1024, le=MAX_BYTES)  # a page larger than this is not read, and not verified
     preview_dir: Path = Path("var/preview")  # factline run --dry-run renders the page here
+    # the editor's gate before publish (pipeline.review): none, required (every article), flagged (only those
+    # the guard or the fact check flagged); a review not decided within REVIEW_EXPIRE_HOURS closes `expired`
+    review: Literal["none", "required", "flagged"] = "none"
+    review_expire_hours: float = seconds(72.0, 24 * 366)
 
     # logging (both case-insensitive; NO_COLOR, the cross-tool convention, is read by pipeline.logs)
     log_format: Literal["text", "json"] = "text"
@@ -129,7 +138,7 @@ class Settings(BaseSettings):
     # daemon (crontab expressions and an IANA time zone, checked here with config.cron)
     schedule_cron: str = "0 6 * * *"
     schedule_timezone: str = "UTC"
-    schedule_misfire_grace_seconds: int = Field(300, ge=1)
+    schedule_misfire_grace_seconds: int = Field(300, ge=1, le=DAY)
     # ticks missed while no scheduler ran (within the grace time): each its own run, only the latest, or none
     schedule_catch_up: Literal["all", "latest", "none"] = "all"
     report_cron: str = "55 23 * * *"
@@ -161,7 +170,7 @@ class Settings(BaseSettings):
 
     # probe suite (factline probe): concurrency, a per-run token cap, and the --gate thresholds
     probe_concurrency: int = Field(2, ge=1, le=64)
-    probe_max_tokens: int = Field(3_000_000, ge=1)
+    probe_max_tokens: int = Field(3_000_000, ge=1, le=1_000_000_000)
     probe_gate_unknown_tool: float = Field(0.05, ge=0, le=1)
     probe_gate_shadow_call: float = Field(0.10, ge=0, le=1)
     probe_gate_hallucinated_argument: float = Field(0.20, ge=0, le=1)
@@ -242,9 +251,32 @@ class Settings(BaseSettings):
                      "otel_exporter_otlp_traces_endpoint")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
+        if not value:
+            return None
+        if not value.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL")
-        return value or None
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+        except ValueError:
+            raise ValueError("is not a URL (its host or port cannot be read)") from None
+        if not parts.hostname or any(ord(c) < 33 or ord(c) == 127 for c in value):
+            raise ValueError("must name a host, without spaces or control characters (http://host[:port]/...)")
+        return value
+
+    @field_validator("factline_model")
+    @classmethod
+    def _model_named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must name the model (it is empty)")
+        return value
+
+    @field_validator("local_site_host", "web_host", "metrics_host")
+    @classmethod
+    def _bind_host(cls, value: str) -> str:
+        if _ip_literal(value) or (BARE_HOST.match(value.lower()) and not NUMERIC_HOST.match(value)):
+            return value
+        raise ValueError("must be an IP address (such as 127.0.0.1 or 0.0.0.0) or a host name")
 
     @field_validator("otel_resource_attributes")
     @classmethod
@@ -337,6 +369,36 @@ def _topics_readable(settings: Settings) -> list[str]:
     return []
 
 
+def _writable_dir(path: Path) -> bool:
+    """Whether a file can be made in ``path`` (tried: ``os.access`` says yes to root even on /proc)."""
+    try:
+        with tempfile.TemporaryFile(dir=path):
+            return True
+    except OSError:
+        return False
+
+
+def _creatable(path: Path, folder: bool) -> bool:
+    """Whether ``path`` (a folder, or a file's folder) exists and takes files, or can be created under its nearest
+    existing ancestor; nothing is left behind."""
+    place = path.absolute() if folder else path.absolute().parent
+    while not place.exists():
+        place = place.parent
+    return place.is_dir() and _writable_dir(place)
+
+
+def _places_writable(settings: Settings) -> list[str]:
+    problems = []
+    if settings.database_url.startswith("sqlite"):
+        database = make_url(settings.database_url).database or ""
+        if not _creatable(Path(database), folder=False):
+            problems.append("invalid setting DATABASE_URL: the SQLite file's folder cannot be created or written here")
+    site = settings.local_site_dir
+    if settings.publish_target == "local" and not _creatable(site, folder=True):
+        problems.append("invalid setting LOCAL_SITE_DIR: not a folder this process can create or write in")
+    return problems
+
+
 def _tracing_installed(settings: Settings) -> list[str]:
     """Traces need the SDK and the OTLP exporter, which are an extra (``pip install 'factline[otel]'``)."""
     if not settings.tracing_on() or importlib.util.find_spec("opentelemetry.sdk") is not None and (
@@ -347,7 +409,8 @@ def _tracing_installed(settings: Settings) -> list[str]:
     return [f"invalid setting {name}: traces need the OpenTelemetry SDK and OTLP exporter: pip install 'factline[otel]'"]
 
 
-CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable, _tracing_installed)
+CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable,
+                                                              _places_writable, _tracing_installed)
 
 
 def _problem(error: Any, where: str) -> str:

@@ -40,6 +40,9 @@ class Verdict(StrEnum):
     budget = "budget"
     loop = "loop"
     auth_failed = "auth_failed"
+    awaiting_review = "awaiting_review"  # REVIEW=required/flagged: stopped before publish, waits for an editor
+    rejected = "rejected"  # an editor rejected the article (factline review reject): nothing was published
+    expired = "expired"  # no editor decided within REVIEW_EXPIRE_HOURS: nothing was published
 
     @property
     def exit_code(self) -> int:
@@ -59,6 +62,9 @@ EXIT_CODES: dict[Verdict, int] = {
     Verdict.budget: 5,
     Verdict.loop: 5,
     Verdict.auth_failed: 6,
+    Verdict.awaiting_review: 0,
+    Verdict.rejected: 0,
+    Verdict.expired: 4,
 }
 """Beside the enum, complete: 2 (usage/config) is the CLI's own. ``interrupted`` is 130, the shell's code for
 Ctrl-C (128 + SIGINT); a run stopped by SIGTERM exits 143 (128 + SIGTERM): ``Interrupted.exit_code``."""
@@ -69,6 +75,21 @@ class RunStatus(StrEnum):
     running = "running"
     finished = "finished"
     interrupted = "interrupted"
+    awaiting_review = "awaiting_review"  # held before publish for an editor; it keeps its topic
+    approved = "approved"  # an editor approved it; the publish is owed, no process is on it yet
+
+
+HOLDS_TOPIC = (RunStatus.running, RunStatus.awaiting_review, RunStatus.approved)
+"""The statuses in which a run owns its topic (the partial unique index uq_runs_running_topic)."""
+
+
+class ReviewAction(StrEnum):
+    """A reviews row's action (pipeline.ledger.reviews): the request, and every editor's attempt."""
+
+    requested = "requested"  # the gate held the run before publish
+    approve = "approve"
+    reject = "reject"
+    expire = "expire"  # REVIEW_EXPIRE_HOURS passed without a decision
 
 
 class IntentStatus(StrEnum):
@@ -85,6 +106,7 @@ class CallOutcome(StrEnum):
     rejected = "rejected"  # not executed: unknown name, schema, business validation
     failed = "failed"  # executed (or attempted) and failed
     dedup = "dedup"  # identical to an earlier successful call of this run: answered with that call's result
+    held = "held"  # valid, not executed: the review gate stopped the run before it (pipeline.review)
 
 
 class EventKind(StrEnum):
@@ -93,6 +115,7 @@ class EventKind(StrEnum):
     escalation = "escalation"  # a capability (or the LLM endpoint) stayed down past the retry cap
     stop = "stop"  # a stop rule fired (StopRun): its verdict, reason and detail
     resumed = "resumed"  # EXECUTOR=celery: a worker continued this run after its worker died (host, pid)
+    review = "review"  # an editor's decision was carried out on this run (approved: the publish continues)
 
 
 class NudgeKind(StrEnum):

@@ -25,19 +25,19 @@ from sqlalchemy.exc import IntegrityError
 
 from capabilities import CATALOG
 from capabilities.base import Capability, CapabilityContext
-from capabilities.records import Article
-from capabilities.render import render_markdown
-from capabilities.targets.site import write_preview
 from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS, USER_PROMPT, system_prompt, tool_schemas
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
 from pipeline.ledger import journal as ledger_journal
+from pipeline.ledger import reviews
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.outbox import settle_outbox
 from pipeline.ledger.queries import humanized_version, is_done, judge, unverified_reason
 from pipeline.ledger.store import LedgerStore
 from pipeline.model import ChatModel, LLMUnavailable, make_chat_model
+from pipeline.review.gate import ReviewGate
+from pipeline.review.preview import render_preview
 from pipeline.outcome import (
     CallOutcome,
     EventKind,
@@ -261,7 +261,8 @@ def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel
     store = LedgerStore(runtime.sessions, journal.run_id, runtime.settings.pipeline)
     ctx = CapabilityContext(run_id=journal.run_id, settings=runtime.settings, store=store,
                             http=runtime.http, page_http=runtime.page_http, text_model=llm, target=runtime.target, forced_topic=topic)
-    gateway = Gateway(dict(catalog), ctx, journal, usage, runtime.policy, sleep=sleep)
+    gate = ReviewGate(runtime.settings, runtime.sessions, journal.run_id) if runtime.settings.review != "none" else None
+    gateway = Gateway(dict(catalog), ctx, journal, usage, runtime.policy, sleep=sleep, hold=gate)
     return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event(), catalog)
 
 
@@ -274,7 +275,8 @@ def _close(runtime: Runtime, journal: RunJournal, stop_verdict: Verdict | None, 
         verdict = judge(s, journal.run_id, stop_verdict)
         if verdict == Verdict.unverified and error is None:
             error = unverified_reason(s, journal.run_id)
-    status = RunStatus.interrupted if verdict == Verdict.interrupted else RunStatus.finished
+    status = {Verdict.interrupted: RunStatus.interrupted,
+              Verdict.awaiting_review: RunStatus.awaiting_review}.get(verdict, RunStatus.finished)
     journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
     span = journal.tracing.current()  # the run's invoke_agent span
     if span is not NO_SPAN:
@@ -291,13 +293,9 @@ def _render_preview(runtime: Runtime, run_id: int) -> Path | None:
     with runtime.sessions() as s:
         version_id = humanized_version(s, run_id)
     store = LedgerStore(runtime.sessions, run_id, runtime.settings.pipeline)
-    version = store.draft_version(version_id) if version_id is not None else None
-    if version is None:
+    path = render_preview(runtime.settings, store, version_id, f"run-{run_id}") if version_id is not None else None
+    if path is None:
         return None
-    topic = store.topic(version.topic_id)
-    article = Article(version.title, version.body, f"preview:run-{run_id}", topic.title if topic else "",
-                      runtime.settings.language)
-    path = write_preview(runtime.settings.preview_dir, f"run-{run_id}", article, render_markdown(version.body))
     logger.info("run.previewed", path=str(path))
     return path
 
@@ -308,6 +306,8 @@ def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None, dr
     try:
         with runtime.sessions.begin() as s:
             ledger_journal.interrupt_stale_runs(s)
+            reviews.return_orphans(s)
+            reviews.expire_due(s, runtime.settings.pipeline, runtime.settings.review_expire_hours)
             return ledger_journal.open_run(
                 s, trigger=trigger, scheduled_for=scheduled_for, pipeline=runtime.settings.pipeline,
                 model=endpoint.model, prompt_version=PROMPT_VERSIONS[runtime.settings.language],

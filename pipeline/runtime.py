@@ -46,6 +46,41 @@ class Runtime:
     tracing: Tracing = NO_TRACING  # the deployment's traces (pipeline.tracing): one provider for every pipeline
 
 
+@dataclass
+class Publisher:
+    """What publishing needs and no model: the ledger, the HTTP client, the target, retries, the deadline.
+
+    An approved run is continued with it (pipeline.review.publisher): an editor's command never starts a model.
+    """
+
+    settings: Settings
+    sessions: sessionmaker[Session]
+    http: httpx.Client
+    page_http: httpx.Client
+    target: PublishTarget
+    policy: RetryPolicy
+    deadline: RunDeadline
+    redact: Redactor
+
+    @classmethod
+    def of(cls, runtime: Runtime) -> Publisher:
+        return cls(runtime.settings, runtime.sessions, runtime.http, runtime.page_http, runtime.target, runtime.policy,
+                   runtime.deadline, runtime.redact)
+
+
+@contextmanager
+def open_publisher(settings: Settings) -> Iterator[Publisher]:
+    """A Publisher for one pipeline; the target's resources (the local site's server) stop with the block."""
+    with ExitStack() as stack:
+        deadline = RunDeadline()
+        http = stack.enter_context(http_client(settings, deadline, settings.http_timeout_seconds))
+        page_http = http if not settings.http_trust_env else stack.enter_context(
+            http_client(settings, deadline, settings.http_timeout_seconds, trust_env=False))
+        target = stack.enter_context(open_target(settings, http))
+        yield Publisher(settings, open_ledger(settings.database_url), http, page_http, target,
+                        RetryPolicy.from_settings(settings), deadline, Redactor.of(settings))
+
+
 def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoint] | None = None) -> Endpoint:
     """The configured endpoint, or the embedded local model started on the stack (auto -> constrained).
 

@@ -100,3 +100,21 @@ def test_model_status_through_a_closed_pipe_keeps_its_exit_code(tmp_path: Path) 
     """`factline model status | true` on an empty cache: exit 1 (not ready) under pipefail, no traceback."""
     done = piped(user_env(MODEL_CACHE_DIR=str(tmp_path / "cache")), "model status", "true", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (1, "")
+
+
+@pytest.mark.parametrize("words", [["runs"], ["report"], ["run"], ["web"]], ids=["runs", "report", "run", "web"])
+def test_a_ledger_from_a_newer_factline_is_refused_in_one_line_by_reads_writes_and_the_dashboard(
+        tmp_path: Path, words: list[str]) -> None:
+    """The ledger's alembic revision is one this code does not ship: one line saying so, no advice to upgrade (which
+    would crash), no traceback, the revision left as it was."""
+    url = f"sqlite:///{tmp_path}/var/factline.db"
+    open_ledger(url)
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    done = factline(user_env(DATABASE_URL=url, WEB_PORT="0"), *words, cwd=tmp_path)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "is at migration 9999, made by a newer factline" in done.stderr, done.stderr
+    assert "upgrade" not in done.stderr
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "9999"

@@ -113,6 +113,22 @@ def test_every_bad_setting_is_reported_at_once_one_line_each_exit_2(tmp_path: Pa
     assert empty.returncode == 2 and "PUBLISH_DOMAIN_WHITELIST: must name at least one host" in empty.stderr
 
 
+def test_settings_a_run_cannot_work_with_are_refused_at_start_one_line_each_exit_2(tmp_path: Path) -> None:
+    """http:// without a host, an empty FACTLINE_MODEL, 1e23 turns, 1e20 tokens, a ledger and a site folder under
+    /proc, a LOCAL_SITE_HOST that is no address: exit 2, one line naming each, nothing created."""
+    env = user_env(OPENAI_BASE_URL="http://", FACTLINE_MODEL="", RUN_MAX_TURNS=str(10**23),
+                   LLM_MAX_TOKENS_TEXT=str(10**20), DATABASE_URL="sqlite:////proc/factline/ledger.db",
+                   LOCAL_SITE_DIR="/proc/factline/site", LOCAL_SITE_HOST="999.1.1.1")
+    done = factline(env, "run", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    lines = done.stderr.strip().splitlines()
+    named = ["OPENAI_BASE_URL", "FACTLINE_MODEL", "RUN_MAX_TURNS", "LLM_MAX_TOKENS_TEXT", "DATABASE_URL",
+             "LOCAL_SITE_DIR", "LOCAL_SITE_HOST"]
+    assert sorted(line.split()[3].rstrip(":") for line in lines) == sorted(named), done.stderr
+    assert all(line.startswith("factline: invalid setting ") for line in lines)
+    assert "Traceback" not in done.stderr and list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("trust", [False, True])
 def test_verification_goes_through_a_proxy_only_when_http_trust_env_says_so(
         trust: bool, settings: Settings, server: LocalHTTP, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("pipeline.model",),
     ("pipeline.gateway",),
     ("pipeline.runtime",),
-    ("pipeline.runner",),
+    ("pipeline.runner", "pipeline.review"),
     ("pipeline.probe", "pipeline.audit", "pipeline.metrics", "pipeline.alerts", "pipeline.webhook", "pipeline.report"),
     ("pipeline.web",),
     ("pipeline.daemon", "pipeline.workers"),

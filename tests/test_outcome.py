@@ -14,11 +14,12 @@ from pipeline.outcome import EXIT_CODES, EventKind, NudgeKind, Verdict
 
 
 def test_every_verdict_has_the_documented_exit_code() -> None:
-    """success and previewed (a dry run) 0; error and interrupted 1; hallucinated 3; unverified, unavailable, incomplete 4; budget, loop 5; auth 6."""
+    """success and previewed (a dry run) 0; error and interrupted 1; hallucinated 3; unverified, unavailable, incomplete 4; budget, loop 5; auth 6; awaiting_review and rejected 0, expired 4."""
     assert set(EXIT_CODES) == set(Verdict)
     assert {v.value: v.exit_code for v in Verdict} == {
         "success": 0, "previewed": 0, "error": 1, "interrupted": 130, "hallucinated": 3, "unverified": 4,
-        "unavailable": 4, "incomplete": 4, "budget": 5, "loop": 5, "auth_failed": 6}
+        "unavailable": 4, "incomplete": 4, "budget": 5, "loop": 5, "auth_failed": 6,
+        "awaiting_review": 0, "rejected": 0, "expired": 4}
 
 
 def test_enum_members_are_the_strings_the_ledger_stores() -> None:

@@ -239,3 +239,23 @@ def test_inline_daemon_ticks_every_pipeline_on_its_own_schedule(model: ScriptedM
         probe.close()
     assert 'factline_ticks_total{outcome="run",pipeline="fast"}' in metrics
     assert 'factline_ticks_total{outcome="run",pipeline="slow"}' in metrics
+
+
+def test_a_pipelines_file_reports_every_problem_at_once_unknown_keys_and_bad_values_alike(config_file) -> None:
+    """An unknown key no longer hides the other bad values of its table; integers have an upper bound."""
+    path = config_file("""
+[defaults]
+run_max_turns = 100000000000000000000000
+
+[[pipelines]]
+name = "news"
+colour = "blue"
+run_max_tool_calls = 0
+llm_max_tokens_text = 100000000000000000000
+""")
+    with pytest.raises(ConfigError) as caught:
+        load_pipelines()
+    lines = caught.value.problems
+    assert f"{path}: pipeline 'news': unknown key 'colour'" in lines
+    for key in ("run_max_turns", "run_max_tool_calls", "llm_max_tokens_text"):
+        assert any(line.startswith(f"{path}: pipeline 'news': invalid key {key}:") for line in lines), lines

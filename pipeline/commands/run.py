@@ -62,18 +62,34 @@ def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.runner import run_once
     from pipeline.runtime import open_runtime
 
+    from pipeline.outcome import Verdict
+    from pipeline.review.decide import carry_out_owed
+    from pipeline.runtime import Publisher
+
     interrupt_on_signals()
     with open_runtime(settings) as runtime:
+        for owed in carry_out_owed(Publisher.of(runtime)):  # approved, then its process died: still owed
+            emit(f"run {owed.run_id}: carried out the approval its process left owed: {owed.verdict}")
         result = run_once(runtime, topic=args.topic, dry_run=args.dry_run)
         with runtime.sessions() as s:
             detail = run_detail(s, result.run_id)
         assert detail is not None
         emit(format_run(detail))
-        if result.preview is not None:
+        if result.verdict == Verdict.awaiting_review:
+            emit(_review_note(result.run_id))
+        elif result.preview is not None:
             emit(f"preview: {result.preview.resolve()}")
         elif detail.publications and isinstance(runtime.target, LocalTarget):
             emit(_site_note(runtime.target))
     return result.exit_code
+
+
+def _review_note(run_id: int) -> str:
+    """How an editor reviews a held run, said plainly."""
+    return (f"run {run_id} awaits review; nothing was published.\n"
+            f"  factline review show {run_id}                          the article, its findings, its preview page\n"
+            f"  factline review approve {run_id} --by NAME [--edit FILE]  publish it (or the edited text)\n"
+            f"  factline review reject {run_id} --reason TEXT --by NAME [--requeue]")
 
 
 def _site_note(site: LocalTarget) -> str:

@@ -1,7 +1,7 @@
 """The gateway: every tool call the model emits passes here, and only here, on its way to a capability.
 
     whitelist (exact names) -> schema (strict) -> dedup -> prepare (business validation, key, once)
-      -> execute (retry state machine)
+      -> hold? (the review gate: recorded `held`, the run stops awaiting review) -> execute (retry state machine)
 
 Each step's failure has an explicit path: a structured error back to the model, or a StopRun.
 Every call, whatever its fate, becomes one tool_calls row.
@@ -20,7 +20,7 @@ from typing import Any
 from loguru import logger
 from pydantic import ValidationError
 
-from capabilities.base import Capability, CapabilityContext, ToolResult
+from capabilities.base import Capability, CapabilityContext, Prepared, ToolResult
 from capabilities.errors import ArgumentsRejected, AuthFailed, Retryable, ToolFailed, ToolRejected
 from pipeline.gateway.budget import LoopDetector, RunUsage
 from pipeline.gateway.names import fingerprint, resembles
@@ -35,6 +35,10 @@ class ToolOutcome:
     status: CallOutcome
     content: str  # JSON text that goes back to the model
     ledger_id: int
+
+
+Hold = Callable[[str, Prepared[Any]], str | None]
+"""The review gate (pipeline.review.gate): a reason to stop before executing this prepared call, or None."""
 
 
 def _error(kind: str, detail: str, **extra: Any) -> dict[str, Any]:
@@ -57,8 +61,10 @@ class Gateway:
         policy: RetryPolicy,
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
+        hold: Hold | None = None,
     ) -> None:
         self.catalog, self.ctx, self.journal, self.usage, self.policy = catalog, ctx, journal, usage, policy
+        self.hold = hold
         self.sleep, self.rng = sleep, rng or random.Random()
         self.loops = LoopDetector(usage.budget.loop_window)
         self.answers: dict[str, str] = {}  # fingerprint -> content of a successful call
@@ -120,12 +126,20 @@ class Gateway:
             self.journal.event(EventKind.tool_retry, tool=call.name, attempt=attempt_no, wait=round(wait, 3),
                                detail=exc.detail)
 
+        held: str | None = None
         try:
             prepared = capability.prepare(self.ctx, args)  # once: validation, key, records; no side effect
+            if self.hold is not None and (held := self.hold(capability.name, prepared)) is not None:
+                self._record(turn, call, CallOutcome.held, "review", detail=held, started=started,
+                             result={"held": held}, key=prepared.key)
+                log.info("tool.held", reason="review", detail=held)
+                raise StopRun(Verdict.awaiting_review, "review", held)
             result, _ = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
         except (ToolRejected, ToolFailed, RetryExhausted, AuthFailed) as exc:
             return self._not_done(turn, call, exc, log, started, attempts)
         except StopRun as stop:  # the run's deadline passed (or a stop was asked) during the call
+            if held is not None:
+                raise
             self._record(turn, call, CallOutcome.failed, stop.reason, detail=stop.detail, started=started,
                          error_class="StopRun", attempts=attempts)
             raise

@@ -12,6 +12,8 @@ the verdict ``hallucinated``. Findings are pipeline.outcome.Finding (the ledger 
 
 from __future__ import annotations
 
+import re
+
 from pipeline.guard.artifacts import extract, url_key
 from pipeline.guard.claims import find_claims
 from pipeline.guard.evidence import Evidence
@@ -63,10 +65,25 @@ def inspect(text: str, evidence: Evidence, catalog: set[str]) -> list[Finding]:
     for artifact in dict((a.text, a) for a in artifacts).values():
         grounded = (url_key(artifact.text) in evidence.urls if artifact.kind == "url"
                     else artifact.text in evidence.registrations)
+        if artifact.kind == "url" and not grounded and _reference(own, artifact.start):
+            continue  # reading material the text points to, not a page it says the run made
         if not grounded:
             findings.append(Finding(FindingKind.ungrounded, None, artifact.text, False))
     findings += [Finding(FindingKind.prose_call, name, name, False) for name in prose_calls(normalized, catalog)]
     return findings
+
+
+# a URL given as reference material: "For background, see …", "参考资料：…", "the style guide (…)"
+_REFERENCE = re.compile(
+    r"(?<![A-Za-z_])(?:for background|background|references?|sources?(?: used| cited)?|further reading|see also|style guide"
+    r"|guide at|documentation|docs at|cited)(?![A-Za-z_])|参考|资料|延伸阅读|相关阅读|来源|出处|背景", re.IGNORECASE)
+_SENTENCE_START = re.compile(r"[\n。!?]|\.\s")
+
+
+def _reference(text: str, at: int) -> bool:
+    """Whether the sentence before ``at`` introduces what follows as reference material."""
+    starts = [m.end() for m in _SENTENCE_START.finditer(text, 0, at)]
+    return bool(_REFERENCE.search(text, starts[-1] if starts else 0, at))
 
 
 def nudge_text(findings: list[Finding]) -> str:

@@ -45,12 +45,17 @@ _STOP = r"[^,:;。!?\n|→\ue000-\ue003]"
 ZH_BEFORE = r"(?:已经|已|成功|顺利|完成了|完成|均已|都已|业已|全部)"
 ZH_AFTER = r"(?:也|都|均|已经|已)?(?:成功|完成|完毕|好了|完了|过了|了|啦|出去了|掉了)"
 ZH_TO = rf"(?:到|至){_STOP}{{0,12}}?(?:了|啦|成功)"
-ZH_ANY = r"(?:生成|完成|写好|写完|出好|出炉|更新|确定|做好|搞定|就绪|准备好|录入|发给|发送)"
+ZH_ANY = r"(?:生成|完成|写好|写完|出好|出炉|更新|确定|做好|搞定|就绪|准备好|录入|发给|发送|分配)"
 ZH_COMPLETIVE = r"(?:完成|完毕|写好|写完|出好|出炉|做好|搞定|就绪|生成完毕|生成好|生成了|更新了|确定了)"
 EN_BEFORE = r"(?:successfully )?(?:completed|finished|done with|carried out|performed|executed)"
 EN_PRED = (r"succeeded|succeeds?|worked|went through|was successful|successful|complete|completed|done|finished|ok|okay"
            r"|ready|generated|written|created|sent|recorded|saved|passed|picked|selected|chosen|in place|processed|confirmed")
 _ADJECTIVAL = re.compile(r"(?<![A-Za-z])(?:a|an|any|every|each|another)\s+$", re.IGNORECASE)
+# a participle after a plural noun, with a present verb after it, is a reduced relative clause about such things
+# in general: "Articles published on this blog are indexed by search engines"
+_PLURAL_BEFORE = re.compile(r"(?<![A-Za-z])(?:articles|posts|pages|items|texts|drafts|stories|entries)\s+$", re.IGNORECASE)
+_GENERIC_AFTER = re.compile(r"[^.;:!?\n|]{0,60}?(?<![A-Za-z])(?:are|is|can|get|gets|will|may|must|stay|remain)(?![A-Za-z])",
+                            re.IGNORECASE)
 _CLAUSE = re.compile(r"(?<![A-Za-z])(?:been|was|were|is|are|got)(?![A-Za-z])", re.IGNORECASE)  # "a bag has been added"
 
 
@@ -84,6 +89,10 @@ def _target_patterns(vocabularies: Mapping[str, Claims]) -> list[re.Pattern[str]
         r"(?![A-Za-z])",  # mixed: 发布 done
         _W.format(_by_capability(done)) if any(done.values()) else "",
     ]
+    # done, said in a clause of time whose main clause is past: "after publishing it, I checked", "发布之后我检查了"
+    gerunds = {name: (f"{name.removesuffix('e')}ing",) for name in vocabularies if name.isalpha()}
+    forms += [r"(?<![A-Za-z])(?:after|upon|having)\s+" + _W.format(_by_capability(gerunds)) if gerunds else "",
+              rf"{_by_capability(verbs)}(?:完)?(?:之后|以后|后)(?=[^。!?\n]{{0,30}}?了)"]
     # one per capability, so that "the upgrade and cancellation of … completed" claims both
     forms += [_W.format(_by_capability({name: w})) + r"[^.,;:!?\n|]{0,60}?" + _W.format(rf"(?P<t>{EN_PRED})")
               for name, w in en_nouns.items() if w]
@@ -141,7 +150,8 @@ _SCORE = re.compile(
     r"\s{0,3}\**\s{0,2}(?P<n>\d{1,3})(?![\d.]\d)"
     r"|(?:拟人化评分|评分|得分|分数|打分)(?:为|是|:|=|->|→)?\s{0,3}\**(?P<z>\d{1,3})(?!\d)"
     r"|(?<![\d.])(?P<f>\d{1,3})\s{0,2}分(?![钟之析类享别配布数支])"
-    r"|(?:humani[sz]ed?|humani[sz]ation|改写|拟人化)\s{0,2}(?:\(|→|->|:|=)?\s{0,2}(?:ok\s{0,2}\(?\s{0,2})?(?P<h>\d{1,3})(?![\d.]\d)",
+    r"|(?:humani[sz]ed?|humani[sz]ation|改写|拟人化)\s{0,2}(?:\(|→|->|:|=)?\s{0,2}(?:ok\s{0,2}\(?\s{0,2})?(?P<h>\d{1,3})(?![\d.]\d)"
+    r"|(?<![\d./])(?P<o>\d{1,3})\s{0,2}(?:/\s{0,2}100|out of (?:a possible )?100|points?)(?![\d])",
     re.IGNORECASE)
 _NOT_A_RESULT = re.compile(r"(?:目标|满分|阈值|至少|不低于|target|threshold|at least|minimum|maximum|max|min|out of|/)\s*\**$",
                            re.IGNORECASE)
@@ -163,12 +173,14 @@ def _targets(reading: str, consumed: list[tuple[int, int]],
     for pattern in rules.targets:
         for m in pattern.finditer(reading):
             capability, start, end = _capability(m)
-            adjectival = _ADJECTIVAL.search(reading[max(0, start - 12):start]) and not _CLAUSE.search(m.group())
+            adjectival = ((_ADJECTIVAL.search(reading[max(0, start - 12):start]) and not _CLAUSE.search(m.group()))
+                          or (_PLURAL_BEFORE.search(reading[max(0, start - 12):start])
+                              and _GENERIC_AFTER.match(reading, end)))
             if _covered(consumed, starts, start) or adjectival:
                 continue
             found.append((capability, start, end, None))
     for m in _SCORE.finditer(reading) if rules.pipeline else ():
-        group = next(g for g in ("n", "z", "f", "h") if m.group(g) is not None)
+        group = next(g for g in ("n", "z", "f", "h", "o") if m.group(g) is not None)
         value = int(m.group(group))
         if value <= 100 and not _NOT_A_RESULT.search(reading[max(0, m.start() - 12):m.start()]):
             found.append(("humanize", m.start(group), m.end(group), value))

@@ -39,6 +39,7 @@ class Category(StrEnum):
 class Direction(StrEnum):
     FORWARD = "forward"
     BACKWARD = "backward"
+    BOTH = "both"  # a quantity of zero negates what it counts, before or after: "zero articles", "发布了 0 篇"
 
 
 class Scope(StrEnum):
@@ -57,6 +58,8 @@ class Trigger:
 
 N, H, Q = Category.NEGATED, Category.HYPOTHETICAL, Category.QUESTION
 PAST, GENERAL = Category.HISTORICAL, Category.GENERAL
+_ZERO = (r"(?<![A-Za-z])zero(?![A-Za-z])|(?<![\d.,])0(?=\s*(?:articles?|posts?|pages?|items?|publications?|registrations?"
+         r"|篇|个|条|次|项)(?![A-Za-z]))|零(?=篇|个|条|次|项)")
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?"
 FWD, BWD = Direction.FORWARD, Direction.BACKWARD
 CLAUSE, SENTENCE = Scope.CLAUSE, Scope.SENTENCE
@@ -67,6 +70,8 @@ TRIGGERS: tuple[Trigger, ...] = (
     Trigger(_EN.format(r"not|never|nothing|none|nobody|neither|nor|no|without|cannot|unable to|failed to|fail to"
                        r"|yet to|rather than|instead of|lack of|no longer"), N),
     Trigger(r"n't(?![A-Za-z])", N),
+    # a zero quantity: "zero articles were published", "发布了 0 篇", "published: zero articles"
+    Trigger(_ZERO, N, Direction.BOTH, SENTENCE),
     Trigger(_EN.format(r"failed|fails|failing|failure|unsuccessful|errored|error|errors|skipped|refused|rejected"
                        r"|timed out|blocked|not attempted|did not happen|unknown|missing|aborted|cancell?ed"),
             N, BWD, CLAUSE),
@@ -86,6 +91,11 @@ TRIGGERS: tuple[Trigger, ...] = (
     # --- Chinese hypothesis, condition, future, intent
     Trigger(r"如果|若|假如|假设|倘若|要是|万一|一旦|如需|只要|除非|是否|等(?=[^,;。]{0,20}?(?:后|之后|以后))", H, FWD, CLAUSE),
     Trigger(r"的话", H, BWD, CLAUSE),
+    Trigger(r"与否|whether or not|or not\b", H, BWD, SENTENCE),
+    # a future with its time frame before the verb: 会在审核通过后…, 将于明天…之后…, will … be marked as published
+    Trigger(r"(?:会|将|将会|要)(?:在|于)[^,。;!?\n]{0,30}?(?:后|之后|以后|时|前)", H, FWD, CLAUSE),
+    Trigger(r"(?:会|将|要|will|going to|expected to)[^。.!?\n]{0,40}?(?:标记为|显示为|显示|标注为|marked as|shown as"
+            r"|displayed as|mark (?:it|the \w+) as)", H, FWD, CLAUSE),
     Trigger(r"将要|将会|将", H, FWD, CLAUSE, max_gap=0),
     Trigger(r"下一步|接下来|准备|计划|打算|即将|马上|稍后|需要|预计|争取|尽快|希望|等待|要做的|要去|要求|必须|务必|待",
             H, FWD, CLAUSE),
@@ -112,7 +122,13 @@ PSEUDO = re.compile(
                r"|no doubt|not only|no retry|no retries|no warnings?|error-free|if you (?:check|look|open|visit)"
                r"|you(?:'ll| will) (?:see|find|notice)|as you asked|as requested"
                r"|(?:once|after|when|as soon as)\s+(?:\w+\s+){0,3}?(?:passed|succeeded|finished|completed|returned)")
-    + r"|没有报错|没有错误|没有问题|没有异常|无报错|无错误|无异常|无误|不出所料|不错|不仅|不久|无论如何|毫无问题"
+    + r"|zero (?:errors?|issues?|problems?)|not surprisingly|needless to say|no sooner|in no time"
+    r"|without any (?:changes?|edits?|modifications?|problems?|trouble|issues?)"
+    # a clause of time whose main clause is past asserts it: "once it was live, I sent the link"
+    r"|(?:once|after|when|as soon as|right after|now that)(?=[^.!?\n]{0,80}?(?<![A-Za-z])(?:I|we)\s+(?:\w+ed|went|wrote|sent"
+    r"|made|did|got|ran|saw|put|set|took|told|gave|found|left|read)(?![A-Za-z]))"
+    r"|没有报错|没有错误|没有问题|没有异常|无报错|无错误|无异常|无误|不出所料|不错|不仅|不久|无论如何|毫无问题"
+    r"|没想到|未经(?:修改|改动|审核|编辑|处理|任何)|不到(?=\s*[\d一二三四五六七八九十几半])|毫不|不知不觉|不一会"
     r"|通过后|完成后(?=[,，]?已)|(?<=[已])将|(?<=[已经])将|把",
     re.IGNORECASE,
 )
@@ -123,6 +139,8 @@ TERMINATORS = re.compile(
     + r"|但是|但|不过|然而|可是|却|而是|所以|因此|于是|然后|随后|接着|虽然|尽管|最后|最终|结果",
     re.IGNORECASE,
 )
+
+_OBJECT_MARKER = re.compile(r"把|将|被|任何|对")
 
 # One regex for every trigger (a match's group names its trigger): one scan of the text, not one per trigger.
 # Matches do not overlap; where two triggers start at one place the one listed first wins.
@@ -144,6 +162,7 @@ class Context:
     """
 
     def __init__(self, reading: str, sentences: list[Sentence]) -> None:
+        self.reading = reading
         self.sentences = sentences
         self._starts = [s.start for s in sentences]
         n = len(sentences)
@@ -174,13 +193,23 @@ class Context:
             covered.add(Category.QUESTION)
         for f in self.found[i]:
             t = f.trigger
-            if t.direction is Direction.FORWARD and f.end <= start:
-                if start < self._scope_end(i, f.end, t.scope) and (t.max_gap is None or start - f.end <= t.max_gap):
+            if t.direction is Direction.BOTH:  # either side, up to a terminator ("zero errors, but it went live")
+                if (f.end <= start < self._scope_end(i, f.end, t.scope)
+                        or end <= f.start and self._scope_start(i, f.start, t.scope) <= start):
+                    covered.add(t.category)
+            elif t.direction is Direction.FORWARD and f.end <= start:
+                if start < self._scope_end(i, f.end, t.scope) and (t.max_gap is None or start - f.end <= t.max_gap
+                                                                   or self._object_between(f, start)):
                     covered.add(t.category)
             elif t.direction is Direction.BACKWARD and f.start >= end:
                 if self._scope_start(i, f.start, t.scope) <= start and (t.max_gap is None or f.start - end <= t.max_gap):
                     covered.add(t.category)
         return covered
+
+    def _object_between(self, f: Found, start: int) -> bool:
+        """未/没有 … 把/将/被/任何 + object … verb: the object phrase between a tight negation and its verb."""
+        return (f.trigger.category is Category.NEGATED and start - f.end <= 30
+                and bool(_OBJECT_MARKER.search(self.reading[f.end:start])))
 
     def _bounds(self, i: int, scope: Scope) -> list[int]:
         sentence = self.sentences[i]

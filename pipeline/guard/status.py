@@ -42,7 +42,7 @@ NEGATE = re.compile(
     r"❌|✗|✘|✖|×|🔴|^\s*[-—–]+\s*$|" + WORD.format(
         r"no|n|none|n/a|na|false|failed|fail|failure|error|errors|err|pending|skipped|skip|not|tbd|todo|unknown|null"
         r"|nil|never|waiting|blocked|refused|rejected|timeout|timed out|running|in progress|in_progress|queued")
-    + r"|否|无|暂无|失败|未|待|跳过|没有|错误|超时|拒绝|空|0 次|中\s*$|进行中|运行中|执行中|处理中", re.IGNORECASE)
+    + r"|否|无|暂无|失败|未|待|跳过|没有|错误|超时|拒绝|空|0 次|中\s*$|进行中|运行中|执行中|处理中|^\s*\**0\**\s*[,;]?\s*$", re.IGNORECASE)
 # keys whose value is an identifier: any number given there says the step produced one ("登记号：84")
 IDENTIFIER_KEY = re.compile(r"登记号|登记编号|台账编号|注册号|registration (?:number|no|id)|ledger entry", re.IGNORECASE)
 # a step's value that is a bare number is the id or figure it returned ("register: 41"), unless an HTTP error
@@ -56,6 +56,7 @@ class StatusKeys:
     key_of: dict[str, str]
     line: re.Pattern[str]
     artifact: re.Pattern[str]  # a key right before an artifact: "登记号CT-…", "link https://…"
+    pair: re.Pattern[str]  # key=value anywhere in a line: "status: published=false", "is_published=False"
 
     @classmethod
     def of(cls, vocabularies: Mapping[str, _Keyed]) -> StatusKeys:
@@ -68,7 +69,9 @@ class StatusKeys:
         artifact = re.compile(
             rf"(?<![A-Za-z_])(?P<k>{keys})[ \t]{{0,2}}(?:is|was|为|是|:|=|->|→)?[ \t]{{0,2}}\**[{URL_MARK}{NUMBER_MARK}]",
             re.IGNORECASE)
-        return cls(key_of, line, artifact)
+        pair = re.compile(rf"(?<![A-Za-z\u4e00-\u9fff])(?:is_|has_|was_)?(?P<k>{keys})(?:_ok|_status|_done|_state)?\s?"
+                          rf"(?P<sep>=)(?!=)", re.IGNORECASE)
+        return cls(key_of, line, artifact, pair)
 
     def capability(self, match: re.Match[str]) -> str:
         return self.key_of[match.group("k").casefold()]
@@ -99,6 +102,8 @@ def status_lines(reading: str, keys: StatusKeys) -> Iterator[Status]:
     offset = 0
     for line in reading.split("\n"):
         found = list(keys.line.finditer(line))
+        found += [m for m in keys.pair.finditer(line) if not any(f.start("k") <= m.start("k") < f.end() for f in found)]
+        found.sort(key=lambda m: m.start("k"))
         if line.lstrip().startswith("|"):  # a table row: the first cell is the key, the other cells its value
             first_cell_end = line.find("|", line.find("|") + 1)
             found = [m for m in found if m.start("k") < first_cell_end][:1]

@@ -6,16 +6,19 @@ before anything is opened; ``LedgerUnreadable`` says why an existing one cannot 
 
     LedgerError
     ├── LedgerMissing      DATABASE_URL names a SQLite file that does not exist
+    ├── LedgerNewer        its schema is at a migration this factline does not ship (a newer factline made it):
+    │                      refused at start by every command, reads and writes alike, and by `factline web`
     └── LedgerUnreadable   cannot connect, no ledger tables there, or a schema older than this factline
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
@@ -39,6 +42,30 @@ class LedgerMissing(LedgerError):
 
 class LedgerUnreadable(LedgerError):
     pass
+
+
+class LedgerNewer(LedgerError):
+    pass
+
+
+REVISION = re.compile(r"^revision(?:: str)? = ['\"]([^'\"]+)['\"]", re.MULTILINE)
+
+
+def known_revisions() -> set[str]:
+    """The migrations this factline ships, read from their files (read-only commands never import alembic)."""
+    return {m.group(1) for f in (MIGRATIONS_DIR / "versions").glob("*.py") if (m := REVISION.search(f.read_text()))}
+
+
+def refuse_newer(conn: Connection, database_url: str) -> None:
+    """LedgerNewer when the ledger's migration is not one of this factline's: it would misread or break it."""
+    if "alembic_version" not in inspect(conn).get_table_names():
+        return
+    current = [str(r) for r in conn.execute(text("SELECT version_num FROM alembic_version")).scalars()]
+    known = known_revisions()
+    if unknown := [r for r in current if r not in known]:
+        raise LedgerNewer(f"the ledger at {shown_url(database_url)} (DATABASE_URL) is at migration {unknown[0]}, "
+                          f"made by a newer factline (this one knows up to {max(known)}): run that factline's "
+                          "commands on it; nothing was read or written")
 
 
 def shown_url(url: str) -> str:
@@ -100,6 +127,8 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 def open_ledger(database_url: str) -> sessionmaker[Session]:
     """Engine + migrations to head + a session factory: what every command that writes the ledger needs."""
     engine = make_engine(database_url)
+    with engine.connect() as conn:
+        refuse_newer(conn, database_url)
     upgrade(engine)
     return session_factory(engine)
 
@@ -119,6 +148,7 @@ def read_ledger(database_url: str) -> sessionmaker[Session]:
     try:
         with engine.connect() as conn:
             tables = set(inspect(conn).get_table_names())
+            refuse_newer(conn, database_url)
     except DBAPIError as exc:
         raise LedgerUnreadable(f"cannot open the ledger at {shown_url(database_url)} (DATABASE_URL): "
                                f"{exc.orig.__class__.__name__}") from None

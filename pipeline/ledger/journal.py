@@ -23,8 +23,8 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from config.secrets import Redactor
-from pipeline.ledger.models import AgentTurn, Claim, Nudge, Run, RunEvent, ToolCall
-from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, RunStatus, Verdict
+from pipeline.ledger.models import AgentTurn, Claim, Nudge, Review, Run, RunEvent, ToolCall
+from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, ReviewAction, RunStatus, Verdict
 from pipeline.tracing import NO_TRACING, Tracing
 
 
@@ -65,11 +65,14 @@ def interrupt_stale_runs(s: Session) -> list[int]:
     """Runs left `running` by a process on this host that no longer exists are marked interrupted.
 
     Runs of ticks sent to Celery workers (``sent_at`` set) are left alone: the broker hands their task
-    to another worker, which continues the same run (pipeline.workers.worker).
+    to another worker, which continues the same run (pipeline.workers.worker). So are runs publishing what
+    an editor approved: their publish is owed (pipeline.ledger.reviews.return_orphans).
     """
     stale = []
     host = socket.gethostname()
-    for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host, Run.sent_at.is_(None))):
+    approved = select(Review.run_id).where(Review.action == ReviewAction.approve, Review.accepted.is_(True))
+    for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host, Run.sent_at.is_(None),
+                                           Run.id.not_in(approved))):
         if run.pid is not None and run.pid != os.getpid() and not _alive(run.pid):
             stale.append(run.id)
     if stale:

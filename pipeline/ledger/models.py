@@ -44,17 +44,18 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, datetime: DateTime(timezone=True)}
 
 
-RUNNING = text("status = 'running'")
+HOLDING = text("status IN ('running', 'awaiting_review', 'approved')")  # pipeline.outcome.HOLDS_TOPIC
 
 
 class Run(Base):
-    """One run of a pipeline. A running run owns its topic: no other running run of its pipeline has it."""
+    """One run of a pipeline. A run running, awaiting review or approved owns its topic: no other such run
+    of its pipeline has it."""
 
     __tablename__ = "runs"
     __table_args__ = (
         UniqueConstraint("pipeline", "scheduled_for", name="uq_runs_tick"),
         Index("uq_runs_running_topic", "pipeline", "topic_id", unique=True,
-              postgresql_where=RUNNING, sqlite_where=RUNNING),
+              postgresql_where=HOLDING, sqlite_where=HOLDING),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -202,6 +203,30 @@ class RegistrationCounter(Base):
 
     day: Mapped[str] = mapped_column(String(8), primary_key=True)
     last: Mapped[int]
+
+
+class Review(Base):
+    """The review of a run held before publish: its request, then every editor's attempt, accepted or not.
+
+    ``requested`` names the version held and where its preview page is; ``approve`` names the version to
+    publish (the held one, or the editor's edit as a version of its own); ``reject`` its reason and whether
+    the topic goes back to the queue; ``expire`` REVIEW_EXPIRE_HOURS passing. A refused attempt (the run was
+    already decided) is recorded too, with why (``detail``): who tried what, and when, is never lost.
+    """
+
+    __tablename__ = "reviews"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    action: Mapped[str] = mapped_column(String(16))  # pipeline.outcome.ReviewAction
+    accepted: Mapped[bool] = mapped_column(Boolean)
+    editor: Mapped[str | None] = mapped_column(String(200))
+    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"))
+    reason: Mapped[str | None] = mapped_column(Text)
+    requeue: Mapped[bool] = mapped_column(Boolean, default=False)
+    preview: Mapped[str | None] = mapped_column(String(1000))
+    detail: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class AgentTurn(Base):

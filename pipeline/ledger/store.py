@@ -19,7 +19,8 @@ from pipeline.ledger.models import Draft, DraftVersion, Publication, Publication
 from pipeline.ledger.locks import writer_lock
 from pipeline.ledger.numbers import next_registration_number
 from pipeline.ledger.summary import run_summary
-from pipeline.outcome import IntentStatus, RunStatus
+from pipeline.ledger.reviews import rejected_topics
+from pipeline.outcome import HOLDS_TOPIC, IntentStatus
 
 TOPIC_BATCH = 1000  # rows per INSERT: 2,000 bind parameters, far below PostgreSQL's 65,535 and SQLite's 32,766
 
@@ -97,7 +98,7 @@ class LedgerStore:
 
         Topics are the pipeline's own: the same title in two pipelines is two topics. The choice is made
         under the pipeline's writer lock (pipeline.ledger.locks) and bound to this run: while the run is
-        `running` no other run of the pipeline can take the topic (the partial unique index
+        `running` (or awaiting review, or approved) no other run of the pipeline can take the topic (the partial unique index
         uq_runs_running_topic), whichever process continues the run.
         """
         wanted = [forced] if forced else list(dict.fromkeys(titles))
@@ -133,7 +134,8 @@ class LedgerStore:
     def _choose(self, s: Session, wanted: list[tuple[int, str]], forced: bool) -> TopicRecord | None:
         # busy before registered: a run that registers and finishes between the two reads is seen as registered
         busy = set(s.scalars(select(Run.topic_id).where(
-            Run.pipeline == self.pipeline, Run.status == RunStatus.running, Run.id != self.run_id)))
+            Run.pipeline == self.pipeline, Run.status.in_(HOLDS_TOPIC), Run.id != self.run_id)))
+        busy |= rejected_topics(s, self.pipeline)  # an editor said no, without --requeue
         mine = Publication.pipeline == self.pipeline
         registered = set(s.scalars(select(Publication.topic_id).where(mine).join(
             Registration, Registration.publication_id == Publication.id)))

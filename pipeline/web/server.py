@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import ASGIApp
 
 from config import ConfigError, Settings
-from pipeline.ledger.db import MIGRATIONS_DIR, make_engine, session_factory
+from pipeline.ledger.db import MIGRATIONS_DIR, make_engine, refuse_newer, session_factory
 
 __all__ = ["WebServer", "check_exposure", "read_only_ledger"]
 
@@ -49,6 +49,7 @@ def read_only_ledger(database_url: str) -> sessionmaker[Session]:
     engine = make_engine(database_url)
     head = ScriptDirectory(str(MIGRATIONS_DIR)).get_current_head()
     with engine.connect() as conn:
+        refuse_newer(conn, database_url)  # LedgerNewer: one line, exit 1 (pipeline.cli)
         current = MigrationContext.configure(conn).get_current_revision()
     if current != head:
         raise ConfigError(f"the ledger is at migration {current or 'none'}, the code needs {head}: "

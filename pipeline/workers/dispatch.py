@@ -26,6 +26,7 @@ from loguru import logger
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from config import Settings
 from config.cron import tick_time
 from pipeline.ledger.models import Run
 from pipeline.workers.app import TASK
@@ -123,6 +124,14 @@ def ticks_to_catch_up(s: Session, schedule: Schedule) -> list[datetime]:
                        scheduled_for=[t.isoformat() for t in missing[:-1]])
         return missing[-1:]
     return missing
+
+
+def send_run(settings: Settings, sessions: sessionmaker[Session], run_id: int) -> bool:
+    """Send one task for ``run_id`` (an approved run, from an editor's command) to the workers."""
+    from pipeline.workers.app import make_app
+
+    return TickSender(sessions, make_app([settings]), settings.celery_queue, [], reconcile_seconds=settings.celery_reconcile_seconds,
+                      heartbeat_seconds=settings.run_heartbeat_seconds).send(run_id)
 
 
 def missed_fire_times(trigger: CronTrigger, after: datetime, until: datetime) -> list[datetime]:

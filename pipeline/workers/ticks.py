@@ -7,7 +7,9 @@ A tick's ``runs`` row is its only state (no table of its own):
     running  host/pid of the worker executing it, heartbeat_at refreshed while it runs; a worker that finds
              it held by a dead process (same host, pid gone; or heartbeat older than 3 beats) takes it
              over with a compare-and-set on the old owner, and continues the same run
-    finished / interrupted: closed; any later task for it is a no-op
+    approved an editor approved it (pipeline.review, the editor's command sent its task): taken like a
+             queued run, and continued by publishing the approved version
+    finished / interrupted / awaiting_review: closed or waiting for an editor; a task for it is a no-op
 
 Every transition is one conditional UPDATE, so two workers can never both win (PostgreSQL row
 locks, SQLite's single writer), without SELECT ... FOR UPDATE or advisory locks.
@@ -77,12 +79,16 @@ def take(s: Session, run_id: int, heartbeat_seconds: float, model: str, mode: st
     if run is None:
         return Take.MISSING, None
     mine, at = me(), now()
-    if run.status in ("finished", "interrupted"):
+    if run.status in ("finished", "interrupted", "awaiting_review"):  # awaiting review: an editor's move next
         return Take.DONE, None
     values = dict(status="running", host=mine.host, pid=mine.pid, heartbeat_at=at, model=model, tool_call_mode=mode,
                   prompt_version=prompt_version, catalog_version=catalog_version)
     if run.status == "queued":
         won = s.execute(update(Run).where(Run.id == run_id, Run.status == "queued").values(started_at=at, **values))
+        return (Take.RUN, None) if won.rowcount == 1 else (Take.HELD, None)
+    if run.status == "approved":  # an editor approved it (pipeline.review): this worker publishes it
+        won = s.execute(update(Run).where(Run.id == run_id, Run.status == "approved").values(
+            status="running", host=mine.host, pid=mine.pid, heartbeat_at=at))
         return (Take.RUN, None) if won.rowcount == 1 else (Take.HELD, None)
     previous = Owner(run.host, run.pid)
     if previous == mine or not _dead(previous, run.heartbeat_at, heartbeat_seconds):

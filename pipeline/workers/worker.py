@@ -22,12 +22,14 @@ from loguru import logger
 from sqlalchemy import select
 
 from config import ConfigError, Settings
+from pipeline.ledger import reviews
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
 from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS
 from pipeline.outcome import one_line
 from pipeline.runner import run_once
-from pipeline.runtime import Runtime, open_runtimes
+from pipeline.review.publisher import continue_approved
+from pipeline.runtime import Publisher, Runtime, open_runtimes
 from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, make_app
 from pipeline.workers.ticks import HEARTBEATS_TO_DEAD, Take, beat, take
 
@@ -76,7 +78,12 @@ class TickRunner:
         with self._lock:
             self.owned.add(run_id)
         try:
-            run_once(runtime, trigger="schedule", run_id=run_id, cancel=self.stopped)
+            with self.sessions() as s:
+                approved = reviews.approved_version(s, run_id) is not None
+            if approved:  # an editor approved it: publish what was approved, no model
+                continue_approved(Publisher.of(runtime), run_id)
+            else:
+                run_once(runtime, trigger="schedule", run_id=run_id, cancel=self.stopped)
         except Exception as exc:  # run_once closes its row itself; this is for a ledger that failed as it closed
             logger.error("worker.run_crashed", error=runtime.redact(one_line(exc)))
             logger.opt(exception=exc).debug("worker.run_crashed.traceback")

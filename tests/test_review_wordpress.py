@@ -1,0 +1,122 @@
+"""The review gate against the real test WordPress: what an anonymous reader can see after each decision.
+
+Each test names its own topics (a fresh uuid), so a post left by an earlier test is never taken for its own.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+from sqlalchemy import select
+
+from pipeline.ledger.db import open_ledger
+from pipeline.ledger.models import Publication, PublicationIntent, Registration, Run
+from testkit.scripted_model import ScriptedModel
+from testkit.wordpress import WordPress
+from tests.cli_helpers import FACTLINE, ROOT, factline, user_env
+
+
+def wp_env(db_url: str, model: ScriptedModel, wp: WordPress, tmp_path: Path, topics: int = 2) -> dict[str, str]:
+    source = tmp_path / "topics.txt"
+    source.write_text("".join(f"Review topic {uuid.uuid4().hex[:12]}\n" for _ in range(topics)))
+    return user_env(DATABASE_URL=db_url, OPENAI_BASE_URL=model.base_url, FACTLINE_MODEL="scripted",
+                    PUBLISH_TARGET="wordpress", WORDPRESS_URL=wp.url, WORDPRESS_USER=wp.user,
+                    WORDPRESS_APP_PASSWORD=wp.app_password, TOPICS_SOURCE=str(source), RETRY_BASE_DELAY="0.01",
+                    HTTP_TIMEOUT_SECONDS="5", PREVIEW_DIR=str(tmp_path / "preview"), REVIEW_MODE="required")
+
+
+def held_run(env: dict[str, str]) -> int:
+    done = factline(env, "run")
+    assert done.returncode == 0 and "awaits review" in done.stdout, done.stdout + done.stderr
+    return int(done.stdout.split("run ", 1)[1].split(":", 1)[0])
+
+
+def run_key(db_url: str, run_id: int) -> str:
+    """The publication key the run's topic has on WordPress (content pipeline)."""
+    from capabilities.publish import publication_key
+    from capabilities.records import TopicRecord
+    from pipeline.ledger.models import Topic
+
+    with open_ledger(db_url)() as s:
+        topic = s.get_one(Topic, s.get_one(Run, run_id).topic_id)
+        return publication_key("wordpress", TopicRecord(topic.id, topic.title))
+
+
+def public(url: str) -> int:
+    """The status an anonymous reader gets for ``url``."""
+    return httpx.get(url, follow_redirects=True, timeout=10).status_code
+
+
+def test_approve_makes_one_public_post_and_reject_none(
+        pg_url: str, model: ScriptedModel, wp: WordPress, tmp_path: Path) -> None:
+    """approve -> one post, public to an anonymous reader; approve again -> still one; reject -> no post."""
+    env = wp_env(pg_url, model, wp, tmp_path)
+    approved, rejected = held_run(env), held_run(env)
+    assert wp.posts(key=run_key(pg_url, approved)) == []
+    done = factline(env, "review", "approve", str(approved), "--by", "alice")
+    assert done.returncode == 0, done.stdout + done.stderr
+    again = factline(env, "review", "approve", str(approved), "--by", "alice")
+    assert again.returncode == 1
+    posts = wp.posts(key=run_key(pg_url, approved))
+    assert [p["status"] for p in posts] == ["publish"]
+    assert public(posts[0]["link"]) == 200
+    assert factline(env, "review", "reject", str(rejected), "--reason", "off topic").returncode == 0
+    assert wp.posts(key=run_key(pg_url, rejected)) == []
+
+
+def test_two_concurrent_approvals_make_one_post(pg_url: str, model: ScriptedModel, wp: WordPress,
+                                               tmp_path: Path) -> None:
+    """Two approve processes at once on PostgreSQL: exits 0 and 1, one post, one registration."""
+    env = wp_env(pg_url, model, wp, tmp_path, topics=1)
+    run_id = held_run(env)
+    procs = [subprocess.Popen([*FACTLINE, "review", "approve", str(run_id), "--by", name], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for name in ("ann", "ben")]
+    results = [(p.wait(timeout=180), *p.communicate()) for p in procs]
+    assert sorted(code for code, _, _ in results) == [0, 1], results
+    assert len(wp.posts(key=run_key(pg_url, run_id))) == 1
+    with open_ledger(pg_url)() as s:
+        assert len(s.scalars(select(Registration)).all()) == 1
+
+
+def test_a_kill_between_approval_and_publish_leaves_one_post_after_the_next_start(
+        pg_url: str, model: ScriptedModel, wp: WordPress, tmp_path: Path) -> None:
+    """php-fpm frozen, the approver SIGKILLed while its POST waits; WordPress then saves it; the next start
+    (the editor approving again) finds the post by key: one post, one publication, one registration, success."""
+    env = wp_env(pg_url, model, wp, tmp_path, topics=1)
+    run_id = held_run(env)
+    sessions = open_ledger(pg_url)
+    wp.fpm("stop")
+    try:
+        proc = subprocess.Popen([*FACTLINE, "review", "approve", str(run_id), "--by", "ann"], env=env, cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with sessions() as s:
+                if s.scalar(select(PublicationIntent.id).where(PublicationIntent.run_id == run_id)):
+                    break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the approver never wrote its publication intent")
+        time.sleep(0.5)  # its POST is on the wire, waiting for the frozen php-fpm
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        wp.fpm("cont")
+    wp.wait_healthy()
+    with sessions() as s:
+        assert s.get_one(Run, run_id).status == "running"  # its owner died mid-publish
+        assert s.scalar(select(Registration.id)) is None
+    done = factline(env, "review", "approve", str(run_id), "--by", "ben")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "publishing it here" in done.stdout
+    assert len(wp.posts(key=run_key(pg_url, run_id))) == 1
+    with sessions() as s:
+        assert s.get_one(Run, run_id).verdict == "success"
+        assert len(s.scalars(select(Publication)).all()) == 1
+        assert len(s.scalars(select(Registration)).all()) == 1
