@@ -49,7 +49,7 @@ DEPLOYMENT_KEYS = frozenset({
     "model_cache_dir", "local_model_ctx", "local_model_threads", "local_site_dir", "local_site_host",
     "local_site_port", "log_format", "log_level", "metrics_host", "metrics_port", "probe_concurrency",
     "probe_max_tokens", "probe_gate_unknown_tool", "probe_gate_shadow_call", "probe_gate_hallucinated_argument",
-    "web_host", "web_port", "web_token", "otel_sdk_disabled", "otel_traces_exporter", "otel_exporter_otlp_endpoint",
+    "web_host", "web_port", "web_token", "web_session_hours", "web_trust_forwarded_proto", "otel_sdk_disabled", "otel_traces_exporter", "otel_exporter_otlp_endpoint",
     "otel_exporter_otlp_traces_endpoint", "otel_exporter_otlp_protocol", "otel_exporter_otlp_headers",
     "otel_exporter_otlp_timeout", "otel_service_name", "otel_resource_attributes", "otel_bsp_max_queue_size",
     "otel_bsp_schedule_delay", "otel_bsp_max_export_batch_size", "otel_instrumentation_genai_capture_message_content",

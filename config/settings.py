@@ -167,6 +167,8 @@ class Settings(BaseSettings):
     web_host: str = "127.0.0.1"
     web_port: int = Field(0, ge=0, le=65535)
     web_token: SecretStr | None = None  # when set, required as a bearer token or the login form's cookie
+    web_session_hours: float = Field(12.0, gt=0, le=24 * 30, allow_inf_nan=False)  # a login cookie's lifetime
+    web_trust_forwarded_proto: bool = False  # believe X-Forwarded-Proto: https (a TLS proxy in front) for Secure cookies
 
     # probe suite (factline probe): concurrency, a per-run token cap, and the --gate thresholds
     probe_concurrency: int = Field(2, ge=1, le=64)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import date, datetime, timedelta, timezone
@@ -23,6 +24,7 @@ from pipeline.ledger.queries import diffs
 from pipeline.web import WebServer, build_app, check_exposure, read_only_ledger
 from pipeline.web import data as web_data
 from pipeline.web.app import CSP
+from pipeline.web.auth import cookie_valid, cookie_value
 from testkit.scripted_model import ScriptedModel
 from testkit.web_ledger import WebLedger, web_ledger
 from tests.conftest import BACKENDS, fresh_pg_database
@@ -257,3 +259,42 @@ def test_daemon_serves_the_dashboard_when_web_port_is_set(tmp_path: Path, model:
         assert runs[0]["trigger"] == "schedule"  # type: ignore[index]
     finally:
         assert daemon.stop() == 0
+
+
+@pytest.mark.parametrize("path", ["/api/today?day=9999-12-31", "/?day=0001-01-01", "/publications?day=9999-12-31",
+                                  "/api/runs/9223372036854775808", "/runs/99999999999999999999999"])
+def test_days_and_run_ids_outside_their_real_range_answer_4xx_not_500(web, path: str) -> None:
+    """The last and first representable days and a run id above 2^63: 400 or 404 naming the problem, never 500."""
+    answer = web.get(path)
+    assert answer.status_code in (400, 404), (path, answer.status_code)
+    assert "Traceback" not in answer.text
+
+
+def test_wrong_tokens_are_rate_limited_per_client(ledger) -> None:
+    """Five wrong tokens from one client: the sixth attempt answers 429 with Retry-After, even with the right token."""
+    settings = ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token})
+    with WebServer(build_app(settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
+            httpx.Client(base_url=server.url) as client:
+        for _ in range(5):
+            assert client.post("/login", data={"token": "wrong-token-000000", "next": "/"}).status_code == 401
+        limited = client.post("/login", data={"token": TOKEN, "next": "/"})
+    assert limited.status_code == 429 and 0 < int(limited.headers["retry-after"]) <= 61
+
+
+def test_the_cookie_is_secure_only_behind_a_trusted_tls_proxy_and_expires(ledger) -> None:
+    """X-Forwarded-Proto: https sets Secure only with WEB_TRUST_FORWARDED_PROTO=true; Max-Age is WEB_SESSION_HOURS
+    and a cookie past its expiry no longer opens a page."""
+    token = load_settings(web_token=TOKEN).web_token
+    for trusted in (False, True):
+        settings = ledger.settings.model_copy(update={"web_token": token, "web_trust_forwarded_proto": trusted,
+                                                      "web_session_hours": 2.0})
+        with WebServer(build_app(settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
+                httpx.Client(base_url=server.url) as client:
+            answer = client.post("/login", data={"token": TOKEN}, headers={"X-Forwarded-Proto": "https"})
+            cookie = answer.headers["set-cookie"].lower()
+            assert ("; secure" in cookie) is trusted and "max-age=7200" in cookie
+    assert token is not None
+    stale = cookie_value(token, 60, now=time.time() - 120)
+    fresh = cookie_value(token, 60)
+    assert not cookie_valid(token, stale) and cookie_valid(token, fresh)
+    assert not cookie_valid(token, fresh.split(".")[0] + ".0" + fresh.split(".")[1][1:])

@@ -2,7 +2,9 @@
 
     write_article(site_dir, slug, article, body_html, base_url)   the page, its metadata, then index and feed
     write_preview(preview_dir, article, body_html) -> Path         a page as it would be published (dry run)
-    SiteServer(site_dir, host, port)                                serves the directory while it is open
+    SiteServer(site_dir, host, port)                                serves the directory while it is open, with
+                                                                    the dashboard's hardened server
+                                                                    (capabilities.targets.httpserver)
 
 Every page is self-contained (the stylesheet is inlined: one request, nothing to go stale) and has
 ``lang``, a viewport, its date and topic. Each article keeps a small JSON file beside it
@@ -16,11 +18,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import threading
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 
@@ -29,6 +28,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from capabilities.records import Article
+from capabilities.targets.httpserver import ThreadedServer, static_site
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _JINJA = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]))
@@ -123,22 +123,16 @@ def atom_feed(listed: list[SiteEntry], base_url: str) -> str:
     return feed.atom_str(pretty=True).decode("utf-8")
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    disable_nagle_algorithm = True
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-        return None
-
-
 class SiteServer:
-    """Serves ``site_dir`` over HTTP on (host, port) from a thread while open; port 0 picks a free one.
+    """Serves ``site_dir`` over HTTP on (host, port) from a thread while open; port 0 picks a free one. No symlink
+    out of it, no folder listing, security headers (capabilities.targets.httpserver.static_site).
 
     Raises OSError when the port is taken (another factline process may be serving the site).
     """
 
     def __init__(self, site_dir: Path, host: str, port: int) -> None:
         self.site_dir, self.host, self.port = site_dir, host, port
-        self._server: ThreadingHTTPServer | None = None
+        self._server: ThreadedServer | None = None
 
     @property
     def url(self) -> str:
@@ -146,17 +140,15 @@ class SiteServer:
 
     def __enter__(self) -> SiteServer:
         self.site_dir.mkdir(parents=True, exist_ok=True)
-        self._server = ThreadingHTTPServer((self.host, self.port),
-                                           partial(_QuietHandler, directory=str(self.site_dir)))
-        self.port = self._server.server_address[1]
+        server = ThreadedServer(static_site(self.site_dir), self.host, self.port, "local-site")
+        self.port = server.port
         if not (self.site_dir / "index.html").exists():
             rebuild_index(self.site_dir, self.url)
-        threading.Thread(target=self._server.serve_forever, name="local-site", daemon=True).start()
+        self._server = server.__enter__()
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.__exit__(exc_type, exc, tb)
             self._server = None

@@ -28,13 +28,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from capabilities.targets.httpserver import BodyLimit, SecurityHeaders, ServerErrors
 from config import Settings
 from config.cron import time_zone
 from pipeline.outcome import Verdict
@@ -48,29 +47,10 @@ __all__ = ["CSP", "build_app"]
 
 CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
        "base-uri 'none'")
-HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-           "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_FILTER = 200
-
-
-class SecurityHeaders:
-    """HEADERS on every answer (plain ASGI: BaseHTTPMiddleware's extra task per request is not needed here)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                MutableHeaders(scope=message).update(HEADERS)
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
+FIRST_DAY, LAST_DAY = date(1970, 1, 2), date(9999, 12, 30)  # a day's bounds in any time zone stay representable
+MAX_RUN_ID = 2**63 - 1  # BIGINT; a larger id names no run
 
 
 def jsonable(value: Any) -> Any:
@@ -98,6 +78,8 @@ def parse_filters(request: Request) -> Filters:
         day = date.fromisoformat(params["day"]) if params.get("day") else None
     except ValueError:
         raise HTTPException(400, "day must be a date as YYYY-MM-DD") from None
+    if day is not None and not FIRST_DAY <= day <= LAST_DAY:
+        raise HTTPException(400, f"day must be between {FIRST_DAY} and {LAST_DAY}")
     try:
         page = int(params.get("page") or 1)
     except ValueError:
@@ -118,6 +100,7 @@ class Dashboard:
 
     def __init__(self, settings: Settings, sessions: sessionmaker[Session]) -> None:
         self.settings, self.sessions = settings, sessions
+        self.logins = auth.LoginLimiter()
         self.tz: ZoneInfo = time_zone(settings.schedule_timezone)
         self.env = Environment(loader=PackageLoader("pipeline.web", "templates"), autoescape=True,
                                trim_blocks=True, lstrip_blocks=True)
@@ -144,8 +127,9 @@ class Dashboard:
         return JSONResponse(jsonable(self.today_data(request)))
 
     def run_data(self, request: Request) -> Any:
+        run_id = request.path_params["run_id"]
         with self.sessions() as s:
-            story = run_story(s, request.path_params["run_id"])
+            story = run_story(s, run_id) if run_id <= MAX_RUN_ID else None
         if story is None:
             raise HTTPException(404, f"no run {request.path_params['run_id']} in the ledger")
         return story
@@ -181,14 +165,24 @@ class Dashboard:
         return self.page("login.html", next=auth.local_path(request.query_params.get("next")), failed=False)
 
     async def login(self, request: Request) -> Response:
+        client = request.client.host if request.client else "?"
+        if wait := self.logins.wait(client):
+            return PlainTextResponse("too many failed logins; try again later\n", 429,
+                                     headers={"Retry-After": str(int(wait) + 1)})
         ok, target = await auth.login_attempt(request, self.settings.web_token)
         if not ok:
+            self.logins.failed(client)
             return self.page("login.html", status=401, next=target, failed=True)
         response = RedirectResponse(target, status_code=303)
         if self.settings.web_token is not None:
-            response.set_cookie(auth.COOKIE, auth.cookie_value(self.settings.web_token), httponly=True,
-                                samesite="strict", path="/")
+            lifetime = self.settings.web_session_hours * 3600
+            response.set_cookie(auth.COOKIE, auth.cookie_value(self.settings.web_token, lifetime), httponly=True,
+                                samesite="strict", path="/", max_age=int(lifetime), secure=self._over_tls(request))
         return response
+
+    def _over_tls(self, request: Request) -> bool:
+        forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+        return request.url.scheme == "https" or (self.settings.web_trust_forwarded_proto and forwarded == "https")
 
     def error(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -223,7 +217,7 @@ def build_app(settings: Settings, sessions: sessionmaker[Session]) -> Starlette:
         Route("/login", d.login, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(SecurityHeaders)]
+    middleware = [Middleware(ServerErrors), Middleware(SecurityHeaders, csp=CSP), Middleware(BodyLimit)]
     if settings.web_token is not None:
         middleware.append(Middleware(auth.TokenMiddleware, token=settings.web_token))
     return Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: d.error})

@@ -5,15 +5,26 @@ session cookie that the login form sets.
     POST /login            the one POST of the dashboard: a right token sets the cookie and redirects to ``next``
     everything else        GET only; without the token: /api/* answers 401, a page redirects to /login
 
-The cookie holds HMAC-SHA256(token, "factline-web-session"), never the token itself; it is HttpOnly,
-SameSite=Strict, and lasts as long as the browser session. Comparisons are constant-time
-(``hmac.compare_digest``). Changing WEB_TOKEN invalidates every cookie. /static and /login need no token.
+The cookie holds ``<expiry>.<HMAC-SHA256(token, "factline-web-session:<expiry>")>``, never the token itself:
+it is refused after WEB_SESSION_HOURS (Max-Age says the same to the browser), and changing WEB_TOKEN
+invalidates every cookie. It is HttpOnly and SameSite=Strict, and Secure when the request came over TLS:
+uvicorn here speaks plain HTTP, so TLS is a reverse proxy's, and its ``X-Forwarded-Proto: https`` is believed
+only with WEB_TRUST_FORWARDED_PROTO=true (decision: a header any client can send must not decide a security
+flag unless the operator says a proxy in front sets it). Comparisons are constant-time (``hmac.compare_digest``).
+/static and /login need no token.
+
+Login attempts are limited: after LOGIN_FAILURES wrong tokens within LOGIN_WINDOW_SECONDS from one client
+address, /login answers 429 (Retry-After) until the window has passed, right token or not. The address is the
+TCP peer's (behind a proxy, every client shares the proxy's: the limit then holds for all of them together).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
+import time
+from collections import deque
 from urllib.parse import parse_qs, quote
 
 from pydantic import SecretStr
@@ -21,14 +32,61 @@ from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoin
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-__all__ = ["COOKIE", "TokenMiddleware", "cookie_value", "local_path", "token_matches"]
+__all__ = ["COOKIE", "LoginLimiter", "TokenMiddleware", "cookie_value", "local_path", "token_matches"]
 
 COOKIE = "factline_session"
 OPEN_PREFIXES = ("/static/", "/login")
 
 
-def cookie_value(token: SecretStr) -> str:
-    return hmac.new(token.get_secret_value().encode(), b"factline-web-session", hashlib.sha256).hexdigest()
+LOGIN_FAILURES, LOGIN_WINDOW_SECONDS = 5, 60.0
+
+
+def _mac(token: SecretStr, expiry: int) -> str:
+    return hmac.new(token.get_secret_value().encode(), f"factline-web-session:{expiry}".encode(),
+                    hashlib.sha256).hexdigest()
+
+
+def cookie_value(token: SecretStr, lifetime_seconds: float, now: float | None = None) -> str:
+    expiry = int((time.time() if now is None else now) + lifetime_seconds)
+    return f"{expiry}.{_mac(token, expiry)}"
+
+
+def cookie_valid(token: SecretStr, cookie: str, now: float | None = None) -> bool:
+    expiry, _, mac = cookie.partition(".")
+    if not expiry.isdigit() or len(expiry) > 12:
+        return False
+    fresh = int(expiry) > (time.time() if now is None else now)
+    return hmac.compare_digest(mac.encode(), _mac(token, int(expiry)).encode()) and fresh
+
+
+class LoginLimiter:
+    """Failed logins per client address in a sliding window (see the module docstring)."""
+
+    def __init__(self, failures: int = LOGIN_FAILURES, window: float = LOGIN_WINDOW_SECONDS) -> None:
+        self.failures, self.window = failures, window
+        self.seen: dict[str, deque[float]] = {}
+        self.lock = threading.Lock()
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        times = self.seen.setdefault(client, deque())
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self.seen[client]
+        return times
+
+    def wait(self, client: str) -> float:
+        """Seconds until ``client`` may try again (0: now)."""
+        now = time.monotonic()
+        with self.lock:
+            times = self._recent(client, now)
+            return max(0.0, times[0] + self.window - now) if len(times) >= self.failures else 0.0
+
+    def failed(self, client: str) -> None:
+        with self.lock:
+            if len(self.seen) > 10_000:  # a flood of addresses cannot grow this without bound
+                self.seen.clear()
+            self.seen.setdefault(client, deque()).append(time.monotonic())
 
 
 def token_matches(token: SecretStr, given: str) -> bool:
@@ -47,8 +105,7 @@ def authorized(request: Request, token: SecretStr) -> bool:
     scheme, _, given = header.partition(" ")
     if scheme.lower() == "bearer" and token_matches(token, given.strip()):
         return True
-    cookie = request.cookies.get(COOKIE, "")
-    return bool(cookie) and hmac.compare_digest(cookie.encode(), cookie_value(token).encode())
+    return cookie_valid(token, request.cookies.get(COOKIE, ""))
 
 
 class TokenMiddleware(BaseHTTPMiddleware):

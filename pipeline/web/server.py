@@ -12,18 +12,15 @@ that says which command fixes it.
 from __future__ import annotations
 
 import ipaddress
-import socket
-import threading
 from pathlib import Path
-from types import TracebackType
 
-import uvicorn
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import ASGIApp
 
+from capabilities.targets.httpserver import ThreadedServer
 from config import ConfigError, Settings
 from pipeline.ledger.db import MIGRATIONS_DIR, make_engine, refuse_newer, session_factory
 
@@ -57,36 +54,16 @@ def read_only_ledger(database_url: str) -> sessionmaker[Session]:
     return session_factory(engine)
 
 
-class WebServer:
-    """The app on ``host:port`` in a background thread while the ``with`` block runs."""
+class WebServer(ThreadedServer):
+    """The app on ``host:port`` in a background thread while the ``with`` block runs (a taken port: ConfigError)."""
 
     def __init__(self, app: ASGIApp, host: str, port: int) -> None:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
         try:
-            self.socket = socket.create_server((host, port), family=family)
+            super().__init__(app, host, port, "factline-web")
         except OSError as exc:
             raise ConfigError(f"web: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-        self.host, self.port = host, self.socket.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]},
-                                       name="factline-web", daemon=True)
 
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
-
-    def __enter__(self) -> WebServer:
-        self.thread.start()
-        while not self.server.started and self.thread.is_alive():
-            threading.Event().wait(0.01)
-        if not self.server.started:
-            raise RuntimeError("the web server did not start")
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-        self.socket.close()
