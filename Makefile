@@ -1,4 +1,5 @@
-# The two commands of README.md:  make run  (set up and run once)   make test  (set up and test)
+# The commands of README.md:  make run  (set up and run once)   make test  (set up and test: the whole suite, CI)
+#                             make test-fast  (the change loop: no slow trial, no service but PostgreSQL)
 VENV := .venv
 PY := $(VENV)/bin/python
 
@@ -15,7 +16,7 @@ $(PHOENIX_VENV)/bin/phoenix:
 	python3 -m venv $(PHOENIX_VENV)
 	$(PHOENIX_VENV)/bin/python -m pip install -q 'arize-phoenix==20.26.1'
 
-.PHONY: install model browser phoenix run test bench-short
+.PHONY: install model browser phoenix run test test-fast bench-short
 phoenix: $(PHOENIX_VENV)/bin/phoenix
 
 install: $(VENV)/.installed
@@ -35,6 +36,10 @@ run: install
 
 test: install model browser phoenix
 	$(PY) -m pytest
+
+# SQLite only unless FACTLINE_TEST_BACKENDS says otherwise (make test covers PostgreSQL too)
+test-fast: install
+	FACTLINE_TEST_BACKENDS=$${FACTLINE_TEST_BACKENDS:-sqlite} $(PY) -m pytest -q -m "not slow and not external"
 
 bench-short: install
 	$(PY) -m pip install -q -e '.[test,bench]'

@@ -4,6 +4,8 @@
     ├── ToolRejected          not executed: the arguments are not business-valid; tell the model, it may correct
     ├── ToolFailed            executed and failed for good; tell the model, do not retry
     │   └── ArgumentsRejected the platform refused the arguments (400/422); one correction is allowed
+    ├── StopPipeline          nothing this run can still do makes the article publishable (its sources all
+    │                         failed, its facts are not in them): the run stops with ``verdict`` and ``reason``
     ├── Retryable             transient (timeout, connection, 429, 5xx but 501/505: httperrors.is_retryable_status);
     │                         the gateway backs off and retries
     └── AuthFailed            401/403: stop the run at once, no retry (exit 6)
@@ -34,6 +36,14 @@ class ToolRejected(CapabilityError):
 
 class ToolFailed(CapabilityError):
     """The capability ran and failed in a way a retry will not change."""
+
+
+class StopPipeline(CapabilityError):
+    """Stop the run: ``verdict`` (a pipeline.outcome.Verdict value), ``reason`` a short code, the detail one line."""
+
+    def __init__(self, detail: str, *, verdict: str, reason: str) -> None:
+        super().__init__(detail)
+        self.verdict, self.reason = verdict, reason
 
 
 class ArgumentsRejected(ToolFailed):

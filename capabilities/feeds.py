@@ -8,7 +8,8 @@
         hop and chunk, has one deadline, TOPICS_FEED_DEADLINE_SECONDS, checked after each chunk; each
         request's own timeout is at most what remains, so a server that trickles a byte at a time ends
         at most one read timeout past the deadline instead of never (a per-read timeout alone never fires).
-    entry_titles(document, max_items)
+    entry_topics(document, max_items)
+        each entry's title, its link (http(s) only) as its one source and its summary (as text) as its brief.
         feedparser on the bytes (wrapped in BytesIO, so they are never taken for a URL or a path). It
         strips the DOCTYPE before parsing, keeps only internal entities and turns off external general
         entities in the SAX parser, so no DTD or external entity is ever fetched. Only entries count: the
@@ -33,6 +34,7 @@ import httpx
 from capabilities.errors import Retryable, ToolFailed
 from capabilities.httperrors import HTTPX_ERRORS, raise_for_status, request_error
 from capabilities.verify import MAX_REDIRECTS, host_allowed
+from config.topics import MAX_BRIEF_CHARS, TopicSpec, is_url
 
 
 @dataclass(frozen=True)
@@ -97,20 +99,30 @@ class _Text(HTMLParser):
         self.parts.append(data)
 
 
-def _title_text(entry: feedparser.FeedParserDict) -> str:
-    title = str(entry.get("title", ""))
-    if entry.get("title_detail", {}).get("type") in ("text/html", "application/xhtml+xml"):
+def _plain(value: str, kind: str | None) -> str:
+    if kind in ("text/html", "application/xhtml+xml"):
         text = _Text()
-        text.feed(title)
+        text.feed(value)
         text.close()
-        title = "".join(text.parts)
-    return " ".join(title.split())
+        value = "".join(text.parts)
+    return " ".join(value.split())
 
 
-def entry_titles(document: bytes, max_items: int) -> list[str]:
-    """The entries' titles in document order (at most ``max_items``); ToolFailed if it is no feed."""
+def _title_text(entry: feedparser.FeedParserDict) -> str:
+    return _plain(str(entry.get("title", "")), entry.get("title_detail", {}).get("type"))
+
+
+def _entry_topic(entry: feedparser.FeedParserDict) -> TopicSpec:
+    """An entry as a topic: its title, its link as the one source (http(s) only), its summary as the brief."""
+    link = str(entry.get("link", "")).strip()
+    summary = _plain(str(entry.get("summary", "")), entry.get("summary_detail", {}).get("type", "text/html"))
+    return TopicSpec(_title_text(entry), (link,) if is_url(link) else (), summary[:MAX_BRIEF_CHARS] or None)
+
+
+def entry_topics(document: bytes, max_items: int) -> list[TopicSpec]:
+    """The entries in document order (at most ``max_items``) as topics; ToolFailed if it is no feed."""
     parsed = feedparser.parse(io.BytesIO(document))
     if not parsed.entries and parsed.bozo:
         raise ToolFailed(f"topics feed is not RSS or Atom: {parsed.bozo_exception}")
-    titles = (_title_text(entry) for entry in parsed.entries[:max_items])
-    return [title for title in titles if title]
+    topics = (_entry_topic(entry) for entry in parsed.entries[:max_items])
+    return [topic for topic in topics if topic.title]

@@ -14,7 +14,8 @@ from capabilities.write_draft import split_title
 
 SYSTEM = (
     "Rewrite the article so it reads like a person wrote it: vary sentence length, cut filler and stock "
-    "phrases, keep every fact. Keep the format: '# ' title line, blank line, markdown body. No preamble."
+    "phrases, keep every fact and its [n] citation, and add no number, date, name or quotation the article "
+    "does not already have. Keep the format: '# ' title line, blank line, markdown body. No preamble."
 )
 
 

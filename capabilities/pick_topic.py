@@ -1,5 +1,8 @@
 """pick_topic: the next topic not published before, from the topics source (a file, or an RSS/Atom feed URL).
 
+A topic may come with sources and a brief (a JSON Lines file, config.topics; a feed entry's link and
+summary): they are written onto the topic's ledger row when it is picked, for write_draft and the fact check.
+
 A title the ledger cannot hold is skipped with a warning that names it (the file's line number, or the
 feed entry's position) and the rest are used: bytes that are not UTF-8, a NUL character (PostgreSQL's
 text refuses it), more than MAX_TITLE_CHARS characters (the ``topics.title`` column). The file is read
@@ -16,8 +19,9 @@ from loguru import logger
 
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult
 from capabilities.errors import ToolFailed
-from capabilities.feeds import FeedLimits, entry_titles, fetch_feed
+from capabilities.feeds import FeedLimits, entry_topics, fetch_feed
 from config import Settings
+from config.topics import TopicsFileError, TopicSpec, read_jsonl_topics
 
 MAX_TITLE_CHARS = 500  # topics.title is VARCHAR(500) (pipeline.ledger.models.Topic)
 
@@ -35,18 +39,18 @@ def title_problem(title: str) -> str | None:
     return None
 
 
-def _usable(titles: Iterable[tuple[str, str]]) -> list[str]:
-    """The titles the ledger can hold, in order; a warning naming each one skipped (``where``, why)."""
+def _usable(topics: Iterable[tuple[str, TopicSpec]]) -> list[TopicSpec]:
+    """The topics the ledger can hold, in order; a warning naming each one skipped (``where``, why)."""
     kept = []
-    for where, title in titles:
-        if problem := title_problem(title):
+    for where, topic in topics:
+        if problem := title_problem(topic.title):
             logger.warning("topics.line_skipped", where=where, problem=problem)
         else:
-            kept.append(title)
+            kept.append(topic)
     return kept
 
 
-def _file_titles(path: Path) -> Iterator[tuple[str, str]]:
+def _file_titles(path: Path) -> Iterator[tuple[str, TopicSpec]]:
     with path.open("rb") as lines:
         for number, raw in enumerate(lines, 1):
             try:
@@ -56,21 +60,29 @@ def _file_titles(path: Path) -> Iterator[tuple[str, str]]:
                                problem=f"not UTF-8 (byte {exc.start + 1})")
                 continue
             if line and not line.startswith("#"):
-                yield f"{path}:{number}", line
+                yield f"{path}:{number}", TopicSpec(line)
 
 
-def read_topics(settings: Settings, http: httpx.Client) -> list[str]:
-    """Titles in source order: one per line of a text file, or the entries' titles of a feed (capabilities.feeds)."""
+def _jsonl_topics(path: Path, settings: Settings) -> Iterator[tuple[str, TopicSpec]]:
+    try:
+        specs = read_jsonl_topics(path, [Path(d) for d in settings.source_local_dirs])
+    except TopicsFileError as exc:  # checked at start; the file changed since
+        raise ToolFailed(f"TOPICS_SOURCE: {exc}") from None
+    yield from ((f"{path} entry {i}", spec) for i, spec in enumerate(specs, 1))
+
+
+def read_topics(settings: Settings, http: httpx.Client) -> list[TopicSpec]:
+    """Topics in source order: a text file's lines, a JSON Lines file's entries, or a feed's entries."""
     source = settings.topics_source
     if source.startswith(("http://", "https://")):
         limits = FeedLimits(settings.topics_feed_max_bytes, settings.topics_feed_deadline_seconds,
                             settings.topics_feed_max_items)
-        titles = entry_titles(fetch_feed(http, source, limits, settings.publish_domain_whitelist), limits.max_items)
-        return _usable((f"{source} entry {i}", title) for i, title in enumerate(titles, 1))
+        topics = entry_topics(fetch_feed(http, source, limits, settings.publish_domain_whitelist), limits.max_items)
+        return _usable((f"{source} entry {i}", topic) for i, topic in enumerate(topics, 1))
     path = Path(source)
     if not path.is_file():
         raise ToolFailed(f"TOPICS_SOURCE {source} is not a file")
-    return _usable(_file_titles(path))
+    return _usable(_jsonl_topics(path, settings) if path.suffix == ".jsonl" else _file_titles(path))
 
 
 class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):
@@ -95,13 +107,18 @@ class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):
         if picked is not None:  # a run keeps its topic: asked again, or continued on another worker
             return ToolResult({"topic_id": picked.id, "title": picked.title, "replayed": True},
                               f"topic {picked.id}: {picked.title} (already this run's topic)")
-        titles = read_topics(ctx.settings, ctx.http)
-        topic = ctx.store.claim_topic(titles, ctx.forced_topic)
+        specs: dict[str, TopicSpec] = {}
+        for spec in read_topics(ctx.settings, ctx.http):
+            specs.setdefault(spec.title, spec)  # a title given twice: its first entry counts
+        topic = ctx.store.claim_topic(list(specs), ctx.forced_topic)
         if topic is None:
             if ctx.forced_topic:
                 raise ToolFailed(f"topic {ctx.forced_topic!r} is already used (published and registered)")
             raise ToolFailed("every topic in TOPICS_SOURCE is already used")
-        return ToolResult({"topic_id": topic.id, "title": topic.title}, f"topic {topic.id}: {topic.title}")
+        spec = specs.get(topic.title, TopicSpec(topic.title))
+        topic = ctx.store.describe_topic(topic.id, spec.sources, spec.brief, spec.tags)
+        payload = {"topic_id": topic.id, "title": topic.title, "sources": len(topic.sources)}
+        return ToolResult(payload, f"topic {topic.id}: {topic.title} ({len(topic.sources)} sources)")
 
 
 CAPABILITY = PickTopic()

@@ -23,7 +23,8 @@ from pydantic import Field
 
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
 from capabilities.errors import ToolRejected
-from capabilities.records import Article, DraftVersionRecord, PublicationRecord, TopicRecord
+from capabilities.fact_check import PASSING
+from capabilities.records import Article, DraftVersionRecord, PublicationRecord, SourceRef, TopicRecord
 from capabilities.verify import verify_publication
 
 MAX_TITLE_CHARS = 200
@@ -77,9 +78,9 @@ def check_publishable(title: str, body: str) -> None:
 
 class Publish(Capability[PublishArgs, PublishPlan]):
     name = "publish"
-    description = "Publish a humanized draft version of this run. Returns publication_id, url and whether it is online."
+    description = "Publish a fact-checked draft version of this run. Returns publication_id, url and whether it is online."
     Args = PublishArgs
-    inputs = {"version_id": "humanize.version_id"}
+    inputs = {"version_id": "fact_check.version_id"}
     probe_task = "Publish version 9 of the draft."
     lookalike = "publish_article"
     claims = Claims(
@@ -100,6 +101,10 @@ class Publish(Capability[PublishArgs, PublishPlan]):
                               lambda v: v.run_id == ctx.run_id)
         if version.kind not in PUBLISHABLE:
             raise ToolRejected(f"draft version {args.version_id} is not humanized yet; call humanize first")
+        checked = ctx.store.fact_check_status(version.id)
+        if checked not in PASSING:
+            why = "has no fact check" if checked is None else "failed its fact check"
+            raise ToolRejected(f"draft version {args.version_id} {why}; publish the version_id fact_check returned")
         check_publishable(version.title, version.body)
         topic = ctx.store.topic(version.topic_id)
         assert topic is not None  # a draft version always belongs to a topic
@@ -112,7 +117,9 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         replayed = publication is not None
         if publication is None:
             topic = ctx.store.topic(version.topic_id)
-            article = Article(version.title, version.body, key, topic.title if topic else "", ctx.settings.language)
+            sources = tuple(SourceRef(s.number, s.title or s.source, s.link) for s in ctx.store.run_sources() if s.ok)
+            article = Article(version.title, version.body, key, topic.title if topic else "", ctx.settings.language,
+                              sources)
             ctx.store.intend_publication(topic_id=version.topic_id, draft_version_id=version.id, target=ctx.target.name,
                                          key=key, digest=content_digest(version.title, version.body))
             item = ctx.target.lookup(key) or ctx.target.publish(article)

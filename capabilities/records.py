@@ -10,6 +10,38 @@ from datetime import datetime
 class TopicRecord:
     id: int
     title: str
+    sources: tuple[str, ...] = ()  # URLs and absolute file paths (config.topics)
+    brief: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """One source as read (capabilities.sources): text when ``ok``, else the failure in one line."""
+
+    number: int
+    source: str
+    final_url: str | None
+    status: int | None
+    ok: bool
+    title: str | None
+    digest: str | None
+    text: str | None
+    failure: str | None
+
+    @property
+    def link(self) -> str | None:
+        """What a reader can open: the final URL of a web source; None for a local file."""
+        return self.final_url if self.final_url and self.final_url.startswith(("http://", "https://")) else None
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """A source as the page lists it under "Sources" (rendered by code, capabilities.render)."""
+
+    number: int
+    title: str
+    url: str | None
 
 
 @dataclass(frozen=True)
@@ -63,6 +95,7 @@ class Article:
     idempotency_key: str
     topic: str = ""
     language: str = "en"
+    sources: tuple[SourceRef, ...] = ()  # listed under the article by every target
 
 
 @dataclass(frozen=True)

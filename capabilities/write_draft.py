@@ -1,4 +1,11 @@
-"""write_draft: the LLM writes a title and a markdown body for the run's topic (a plain completion)."""
+"""write_draft: the LLM writes a title and a markdown body for the run's topic (a plain completion).
+
+A topic with sources is written from them: each source is read once per run (capabilities.sources),
+their text goes into the prompt within SOURCE_TOKEN_BUDGET, split fairly (a short source keeps all of
+itself, the rest is shared equally by the longer ones), with the brief, and the model is told to use only
+those facts and to cite them by number. When every source failed the run stops (StopPipeline,
+``sources_failed``): nothing is written from the model's memory, and the topic stays available.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +15,67 @@ from pydantic import Field
 
 from capabilities.base import (Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, in_language,
                                require_own)
-from capabilities.errors import ToolFailed, ToolRejected
-from capabilities.records import TopicRecord
+from capabilities.errors import StopPipeline, ToolFailed, ToolRejected
+from capabilities.records import SourceText, TopicRecord
+from capabilities.sources import read_sources
 
 SYSTEM = (
     "You write short, concrete blog articles in markdown. Answer with the title on the first line "
     "starting with '# ', a blank line, then the body (150-400 words). No preamble."
 )
+GROUNDED = (
+    " Use only facts found in the sources and the brief below: every number, date, name and quotation must "
+    "be in them. Cite the source of each fact by its number in square brackets, like [1]. Do not write a "
+    "list of sources at the end: it is added for you."
+)
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate: a CJK character is about one token, other text about four characters."""
+    cjk = sum(1 for ch in text if "\u3000" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def fair_shares(sizes: list[int], budget: int) -> list[int]:
+    """Split ``budget`` over items of ``sizes``: none gets more than it needs, the rest share equally."""
+    shares = [0] * len(sizes)
+    pending = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    left = budget
+    while pending:
+        each = left // len(pending)
+        smallest = pending[0]
+        if sizes[smallest] > each:
+            for i in pending:
+                shares[i] = each
+            break
+        shares[smallest] = sizes[smallest]
+        left -= sizes[smallest]
+        pending.pop(0)
+    return shares
+
+
+def cut_to_tokens(text: str, tokens: int) -> str:
+    """``text`` cut to about ``tokens`` tokens, at a sentence or word end where there is one near."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    cut = text[:max(0, int(len(text) * tokens / max(1, estimate_tokens(text))))]
+    end = max(cut.rfind(". "), cut.rfind("。"), cut.rfind("\n"))
+    return (cut[:end + 1] if end > len(cut) * 0.6 else cut).rstrip() + " …"
+
+
+def sources_prompt(sources: list[SourceText], brief: str | None, budget: int) -> str:
+    """The brief and the readable sources, numbered, within ``budget`` tokens in all."""
+    readable = [s for s in sources if s.ok and s.text]
+    shares = fair_shares([estimate_tokens(s.text or "") for s in readable], budget)
+    parts = [f"Brief: {brief}"] if brief else []
+    parts += [f"[{s.number}] {s.title}\n{cut_to_tokens(s.text or '', share)}" for s, share in zip(readable, shares)]
+    return "\n\n".join(["Sources:", *parts]) if readable else "\n\n".join(parts)
+
+
+def _sources_failed(sources: list[SourceText]) -> StopPipeline:
+    reasons = "; ".join(f"[{s.number}] {s.source}: {s.failure}" for s in sources)
+    return StopPipeline(f"no source of the topic could be read ({reasons})"[:500], verdict="unavailable",
+                        reason="sources_failed")
 
 
 class WriteDraftArgs(StrictArgs):
@@ -72,8 +133,18 @@ class WriteDraft(Capability[WriteDraftArgs, WriteDraftPlan]):
 
     def execute(self, ctx: CapabilityContext, prepared: WriteDraftPlan) -> ToolResult:
         topic, angle = prepared.topic, prepared.args.angle
-        text = ctx.text_model.complete(in_language(SYSTEM, ctx.settings),
-                                       f"Topic: {topic.title}" + (f"\nAngle: {angle}" if angle else ""))
+        prompt = f"Topic: {topic.title}" + (f"\nAngle: {angle}" if angle else "")
+        system = SYSTEM
+        if topic.sources:
+            sources = read_sources(ctx, topic)
+            if not any(s.ok for s in sources):
+                raise _sources_failed(sources)
+            prompt += "\n\n" + sources_prompt(sources, topic.brief, ctx.settings.source_token_budget)
+            system += GROUNDED
+        elif topic.brief:
+            prompt += f"\n\nBrief: {topic.brief}"
+            system += GROUNDED
+        text = ctx.text_model.complete(in_language(system, ctx.settings), prompt)
         title, body = split_title(text)
         version = ctx.store.add_draft_version(
             topic_id=topic.id, draft_id=None, kind="draft", title=title, body=body, score=None, scorer=None

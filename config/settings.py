@@ -26,9 +26,10 @@ from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource
 
 from config.cron import parse_cron, parse_time_zone
 from config.errors import ConfigError
+from config.topics import TopicsFileError, read_jsonl_topics
 
 CONFIG_DIR = Path(__file__).resolve().parent
-DEFAULT_TOPICS = CONFIG_DIR / "topics.txt"
+DEFAULT_TOPICS = CONFIG_DIR / "topics.jsonl"
 
 CommaList = Annotated[list[str], NoDecode]
 HOUR, DAY = 3600, 86_400
@@ -112,6 +113,15 @@ class Settings(BaseSettings):
     topics_feed_max_bytes: int = Field(5_000_000, ge=1024, le=MAX_BYTES)
     topics_feed_deadline_seconds: float = seconds(30.0, HOUR)
     topics_feed_max_items: int = Field(200, ge=1, le=1_000_000)
+    # sources of a topic (capabilities.sources): local files only inside the topics file's folder or these
+    source_local_dirs: CommaList = []
+    source_allowed_private_hosts: CommaList = []  # bare hosts whose private/loopback addresses may be read
+    source_max_bytes: int = Field(2_000_000, ge=1024, le=MAX_BYTES)  # one source's body, streamed
+    source_deadline_seconds: float = seconds(20.0, HOUR)  # one source, every hop and chunk
+    source_token_budget: int = Field(2400, ge=100)  # the sources' text in write_draft's prompt, split fairly
+    # the fact check before publish (capabilities.fact_check): auto = strict when the topic has sources, else off
+    fact_check: Literal["auto", "strict", "warn", "off"] = "auto"
+    fact_check_max_revisions: int = Field(2, ge=0, le=5)
 
     # publishing
     publish_target: Literal["local", "wordpress"] = "local"
@@ -185,16 +195,26 @@ class Settings(BaseSettings):
                                    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return init_settings, RenamedEnv(settings_cls, env_settings), RenamedEnv(settings_cls, dotenv_settings)
 
-    @field_validator("publish_domain_whitelist", mode="before")
+    @field_validator("publish_domain_whitelist", "source_allowed_private_hosts", "source_local_dirs", mode="before")
     @classmethod
     def _split_hosts(cls, value: object) -> object:
         if isinstance(value, str):
-            return [h.strip().lower() for h in value.split(",") if h.strip()]
+            return [h.strip() for h in value.split(",") if h.strip()]
         return value
+
+    @field_validator("source_allowed_private_hosts")
+    @classmethod
+    def _bare_private_hosts(cls, hosts: list[str]) -> list[str]:
+        hosts = [h.lower() for h in hosts]
+        bad = [h for h in hosts if not BARE_HOST.match(h) and not _ip_literal(h)]
+        if bad:
+            raise ValueError(f"entries must be bare host names, without scheme, port or path (not {', '.join(bad)})")
+        return hosts
 
     @field_validator("publish_domain_whitelist")
     @classmethod
     def _bare_hosts(cls, hosts: list[str]) -> list[str]:
+        hosts = [h.lower() for h in hosts]
         if not hosts:
             raise ValueError("must name at least one host (comma-separated)")
         bad = [h for h in hosts if not BARE_HOST.match(h) and not _ip_literal(h)]
@@ -368,6 +388,11 @@ def _topics_readable(settings: Settings) -> list[str]:
         return []
     if not os.path.isfile(source) or not os.access(source, os.R_OK):
         return [f"invalid setting TOPICS_SOURCE: {source} is not a readable file (nor an http(s) feed URL)"]
+    if source.endswith(".jsonl"):
+        try:
+            read_jsonl_topics(Path(source), [Path(d) for d in settings.source_local_dirs])
+        except TopicsFileError as exc:
+            return [f"invalid setting TOPICS_SOURCE: {exc}"]
     return []
 
 

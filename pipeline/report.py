@@ -21,6 +21,16 @@ def format_run(detail: RunDetail, now: datetime | None = None) -> str:
     for call in detail.tool_calls:
         reason = f" [{call.reason}]" if call.reason else ""
         lines.append(f"  {call.seq:>2}. {call.name:<12} {call.outcome}{reason}")
+    for src in detail.sources:
+        state = f"read ({src.status or 'file'}, sha256 {src.digest[:12]})" if src.ok and src.digest else f"FAILED: {src.failure}"
+        lines.append(f"  source [{src.number}] {src.final_url or src.source}: {state}")
+    for check in detail.fact_checks:
+        lines.append(f"  fact check of version {check.draft_version_id} (round {check.round}, {check.mode}): "
+                     f"{check.status}: {check.detail}")
+        for fact in check.facts:
+            where = (f"source [{fact.source_number}]" if fact.source_number else "the brief") if fact.supported else ""
+            verdict = f"found in {where}: {fact.passage!r}" if fact.supported else f"NOT in the sources; in: {fact.sentence!r}"
+            lines.append(f"      {fact.kind:<8} {fact.fact!r} {verdict}")
     for pub in detail.publications:
         lines.append(f"  published {pub.url}: {_checked(pub.verified_at, pub.found)}")
     for reg in detail.registrations:

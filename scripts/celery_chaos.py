@@ -9,7 +9,7 @@ Phase "chaos": the same, while a random worker is SIGKILLed (and a new one start
 scheduler is SIGKILLed once (restarted 2 s later) and RabbitMQ is restarted once (stop_app/start_app).
 After the ticks stop a scheduler keeps reconciling until no run is queued or running; then the ledger
 is compared with itself and with the pages the local target holds (testkit.fleet.trial and Audit; the
-same phases run in make test as tests/test_celery_fleet.py).
+same phases run in make test as tests/pipeline/workers/test_celery_fleet.py).
 Exit 1 unless both phases are clean.
 """
 

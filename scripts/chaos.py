@@ -2,7 +2,7 @@
 """Many `factline run` at once, then SIGKILLs at random moments; compare what the target holds with the ledger.
 
     python scripts/chaos.py                  20 trials of 8 runs, then 50 SIGKILLs, on each setup
-    python scripts/chaos.py --short          1 trial of 8 runs, then 4 SIGKILLs (tests/test_chaos.py, make test)
+    python scripts/chaos.py --short          1 trial of 8 runs, then 4 SIGKILLs (tests/testkit/test_chaos.py, make test)
     python scripts/chaos.py --write-doc      also write the table into docs/reliability.md ("Chaos" section)
 
 Setups: SQLite + the local target, PostgreSQL + the test WordPress (scripts/wordpress; WP_BASE, WP_PORT).
@@ -167,7 +167,7 @@ def write_doc(table: str, command: str) -> None:
         "intent left at the end is a publication whose run died before it reached the target (nothing there, "
         "and the topic's next run publishes it). The window between a target's answer and its row is a few "
         "milliseconds, so random kills seldom land in it (a kill after `humanize ok` may fall in the publish "
-        "call); that case is forced in tests/test_concurrency.py (`test_a_run_killed_between_the_post_and_its_"
+        "call); that case is forced in tests/pipeline/ledger/test_concurrency.py (`test_a_run_killed_between_the_post_and_its_"
         "row_is_settled_by_lookup`).\n\n"
         f"{table}\n"
     )

@@ -6,7 +6,7 @@ worker is killed), and starts ``factline daemon`` and ``factline worker`` proces
 against the given PostgreSQL ledger and broker, each on a queue of its own. ``audit`` compares the
 ledger with itself and with what the target really holds. ``trial`` runs one phase of the end-to-end
 trial (steady, or under ``Faults``: workers SIGKILLed, the scheduler SIGKILLed, the broker restarted) for
-tests/test_celery_fleet.py (in make test) and scripts/celery_chaos.py (figures in docs/celery.md);
+tests/pipeline/workers/test_celery_fleet.py (in make test) and scripts/celery_chaos.py (figures in docs/celery.md);
 benchmarks/bench_celery.py drives a ``Fleet`` itself (docs/benchmarks.md).
 """
 

@@ -7,7 +7,7 @@ fixed port, so a page stays reachable after the process that wrote it is killed)
 ``run(n)`` starts n processes together and may SIGKILL some of them at random moments of their runs. ``audit``
 compares the ledger with the target: duplicate items, items without a publications row, rows without
 an item, runs left `running`, pending intents, and tracebacks in what the processes printed.
-Used by tests/test_concurrency.py and scripts/chaos.py.
+Used by tests/pipeline/ledger/test_concurrency.py and scripts/chaos.py.
 """
 
 from __future__ import annotations

@@ -23,6 +23,14 @@ from testkit.wordpress import WordPress, start_wordpress, stop_wordpress
 from tests.browser import browser  # noqa: F401  (one session-wide chromium for every browser test)
 
 BACKENDS = os.environ.get("FACTLINE_TEST_BACKENDS", "sqlite,postgresql").split(",")
+EXTERNAL_FIXTURES = {"wordpress", "wp", "browser", "phoenix"}  # a test that takes one of these needs that service
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that takes the test WordPress, the browser or Phoenix ``external`` (test-fast leaves it out)."""
+    for item in items:
+        if EXTERNAL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.external)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from capabilities import CATALOG
 from config import ConfigError, Settings, load_settings
 from config.secrets import Redactor
 from pipeline.ledger.detail import run_detail
@@ -29,7 +30,7 @@ from pipeline.tracing.otel import OtelTracing
 from pipeline.web import WebServer, build_app, read_only_ledger
 from testkit.scripted_model import ScriptedModel, say, script
 
-SIX = ["pick_topic", "write_draft", "humanize", "publish", "register", "report"]
+STEPS = list(CATALOG)  # the pipeline in catalog order
 
 
 @contextmanager
@@ -67,14 +68,14 @@ def test_a_run_is_one_trace_with_a_span_per_tool_call(settings: Settings) -> Non
         "gen_ai.request.model": "scripted", "factline.mode": "native", "factline.verdict": "success"}
     tools = sorted((s for s in spans if s.attributes["gen_ai.operation.name"] == "execute_tool"),
                    key=lambda s: s.attributes["factline.call.seq"])
-    assert [s.attributes["gen_ai.tool.name"] for s in tools] == [c.name for c in detail.tool_calls] == SIX
+    assert [s.attributes["gen_ai.tool.name"] for s in tools] == [c.name for c in detail.tool_calls] == STEPS
     assert all(s.parent.span_id == root.context.span_id for s in tools)
     assert all(s.attributes["factline.call.outcome"] == "ok" and s.attributes["factline.call.attempts"] == 1
                and s.attributes["factline.call.dedup"] is False and s.attributes["gen_ai.tool.call.id"] for s in tools)
     chats = [s for s in spans if s.attributes["gen_ai.operation.name"] == "chat"]
     agent_turns = [s for s in chats if s.parent.span_id == root.context.span_id]
     completions = [s for s in chats if s.parent.span_id != root.context.span_id]
-    assert len(agent_turns) == 6 and len(completions) == 2  # a turn per call; write_draft and humanize ask too
+    assert len(agent_turns) == len(STEPS) and len(completions) == 2  # a turn per call; write_draft and humanize ask too
     assert {s.parent.span_id for s in completions} <= {s.context.span_id for s in tools}
     assert all(s.attributes["gen_ai.usage.input_tokens"] > 0 and s.attributes["gen_ai.response.finish_reasons"]
                for s in chats)

@@ -16,7 +16,7 @@ from loguru import logger
 
 from capabilities.errors import ToolFailed
 from capabilities.records import Article, PublishedItem
-from capabilities.render import render_markdown
+from capabilities.render import article_html
 from capabilities.targets.site import SiteServer, write_article
 
 
@@ -70,7 +70,7 @@ class LocalTarget:
     def publish(self, article: Article) -> PublishedItem:
         slug = self.slug(article.idempotency_key)
         try:
-            write_article(self.site_dir, slug, article, render_markdown(article.body_markdown), self.base_url)
+            write_article(self.site_dir, slug, article, article_html(article), self.base_url)
         except OSError as exc:
             raise ToolFailed(f"local target cannot write {self.site_dir / slug}.html: {exc}") from exc
         return self._item(slug)

@@ -25,7 +25,7 @@ from pydantic import SecretStr
 from capabilities.errors import AuthFailed, ToolFailed
 from capabilities.httperrors import HTTPX_ERRORS, raise_for_status, request_error
 from capabilities.records import Article, PublishedItem
-from capabilities.render import render_markdown
+from capabilities.render import article_html
 from config import Settings
 
 POSTS_PATH = "/wp-json/wp/v2/posts"
@@ -49,7 +49,7 @@ def render_post(article: Article) -> dict[str, str]:
     """
     return {
         "title": html.escape(article.title, quote=False),
-        "content": render_markdown(article.body_markdown).replace("[", "&#91;").replace("]", "&#93;"),
+        "content": article_html(article).replace("[", "&#91;").replace("]", "&#93;"),
         "status": "publish",
         "slug": slug_for(article.idempotency_key),
     }

@@ -21,7 +21,7 @@ from loguru import logger
 from pydantic import ValidationError
 
 from capabilities.base import Capability, CapabilityContext, Prepared, ToolResult
-from capabilities.errors import ArgumentsRejected, AuthFailed, Retryable, ToolFailed, ToolRejected
+from capabilities.errors import ArgumentsRejected, AuthFailed, Retryable, StopPipeline, ToolFailed, ToolRejected
 from pipeline.gateway.budget import LoopDetector, RunUsage
 from pipeline.gateway.names import fingerprint, resembles
 from pipeline.ledger.journal import CallRecord, RunJournal
@@ -137,6 +137,10 @@ class Gateway:
             result, _ = call_with_retries(attempt, self.policy, self.sleep, on_retry, self.rng)
         except (ToolRejected, ToolFailed, RetryExhausted, AuthFailed) as exc:
             return self._not_done(turn, call, exc, log, started, attempts)
+        except StopPipeline as exc:  # the capability found the run cannot end well (e.g. no source could be read)
+            self._record(turn, call, CallOutcome.failed, exc.reason, detail=exc.detail, started=started,
+                         error_class="StopPipeline", attempts=attempts, result=_error("failed", exc.detail))
+            raise StopRun(Verdict(exc.verdict), exc.reason, exc.detail) from exc
         except StopRun as stop:  # the run's deadline passed (or a stop was asked) during the call
             if held is not None:
                 raise

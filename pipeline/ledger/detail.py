@@ -13,7 +13,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pipeline.ledger.models import Claim, Nudge, Publication, Registration, Run, RunEvent, ToolCall
+from pipeline.ledger.models import (Claim, FactCheck, FactCheckItem, Nudge, Publication, Registration, Run, RunEvent,
+                                   Source, ToolCall)
 from pipeline.ledger.queries import run_publication_ids
 from pipeline.outcome import CallOutcome, EventKind, FindingKind, NudgeKind, RunStatus, Verdict
 
@@ -72,6 +73,42 @@ class PublicationRow:
 
 
 @dataclass(frozen=True)
+class SourceRow:
+    """A source of the run's topic as it was read (capabilities.sources)."""
+
+    number: int
+    source: str
+    final_url: str | None
+    status: int | None
+    ok: bool
+    title: str | None
+    digest: str | None
+    failure: str | None
+
+
+@dataclass(frozen=True)
+class FactRow:
+    kind: str
+    fact: str
+    sentence: str
+    supported: bool
+    source_number: int | None  # 0 the brief
+    passage: str | None
+
+
+@dataclass(frozen=True)
+class FactCheckRow:
+    """One fact check of a version (capabilities.fact_check), with each fact and its verdict."""
+
+    draft_version_id: int
+    round: int
+    mode: str
+    status: str
+    detail: str | None
+    facts: tuple[FactRow, ...]
+
+
+@dataclass(frozen=True)
 class RunDetail:
     run_id: int
     pipeline: str
@@ -93,6 +130,8 @@ class RunDetail:
     registrations: tuple[RegistrationRow, ...]
     publications: tuple[PublicationRow, ...] = ()
     dry_run: bool = False
+    sources: tuple[SourceRow, ...] = ()
+    fact_checks: tuple[FactCheckRow, ...] = ()
     trace_id: str | None = None  # the run's OpenTelemetry trace, when traces were on
     sent_at: datetime | None = None  # EXECUTOR=celery: when its task was (last) sent to the broker
 
@@ -118,6 +157,8 @@ class RunDetail:
             "events": [{"kind": e.kind, **e.detail} for e in self.events],
             "registrations": [vars(r) for r in self.registrations],
             "publications": [vars(p) for p in self.publications], "dry_run": self.dry_run,
+            "sources": [vars(src) for src in self.sources],
+            "fact_checks": [{**vars(c), "facts": [vars(f) for f in c.facts]} for c in self.fact_checks],
             "trace_id": self.trace_id, "lateness": self.lateness(),
         }
 
@@ -161,6 +202,8 @@ def run_detail(s: Session, run_id: int) -> RunDetail | None:
         PublicationRow(p.url, _utc(p.verified_at), p.content_coverage, p.content_found)
         for p in s.scalars(select(Publication).where(Publication.id.in_(run_publication_ids(s, run_id)))
                            .order_by(Publication.id)))
+    sources = tuple(SourceRow(r.number, r.source, r.final_url, r.status, r.ok, r.title, r.digest, r.failure)
+                    for r in s.scalars(select(Source).where(Source.run_id == run_id).order_by(Source.number)))
     started_at = _utc(run.started_at)
     assert started_at is not None
     return RunDetail(
@@ -168,4 +211,17 @@ def run_detail(s: Session, run_id: int) -> RunDetail | None:
         stop_reason=run.stop_reason, error=run.error, model=run.model, tool_call_mode=run.tool_call_mode,
         started_at=started_at, finished_at=_utc(run.finished_at), tokens=run.tokens_used, tool_calls=calls,
         claims=claims, nudges=nudges, events=events, registrations=registrations, publications=publications,
-        dry_run=run.dry_run, trace_id=run.trace_id, sent_at=_utc(run.sent_at))
+        dry_run=run.dry_run, trace_id=run.trace_id, sources=sources, fact_checks=_fact_checks(s, run_id),
+        sent_at=_utc(run.sent_at))
+
+
+def _fact_checks(s: Session, run_id: int) -> tuple[FactCheckRow, ...]:
+    checks = s.scalars(select(FactCheck).where(FactCheck.run_id == run_id).order_by(FactCheck.id)).all()
+    items: dict[int, list[FactRow]] = {c.id: [] for c in checks}
+    if checks:
+        for item in s.scalars(select(FactCheckItem).where(FactCheckItem.fact_check_id.in_(list(items)))
+                              .order_by(FactCheckItem.id)):
+            items[item.fact_check_id].append(FactRow(item.kind, item.fact, item.sentence, item.supported,
+                                                     item.source_number, item.passage))
+    return tuple(FactCheckRow(c.draft_version_id, c.round, c.mode, c.status, c.detail, tuple(items[c.id]))
+                 for c in checks)

@@ -41,7 +41,7 @@ def utcnow() -> datetime:
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
-    type_annotation_map = {dict[str, Any]: JSON, datetime: DateTime(timezone=True)}
+    type_annotation_map = {dict[str, Any]: JSON, list[str]: JSON, datetime: DateTime(timezone=True)}
 
 
 HOLDING = text("status IN ('running', 'awaiting_review', 'approved')")  # pipeline.outcome.HOLDS_TOPIC
@@ -90,6 +90,63 @@ class Topic(Base):
     pipeline: Mapped[str] = mapped_column(String(64), default="content")
     title: Mapped[str] = mapped_column(String(500))
     first_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # what the topics file (or the feed entry) said when it was last picked: config.topics.TopicSpec
+    sources: Mapped[list[str] | None] = mapped_column(JSON)  # URLs and absolute file paths, in order
+    brief: Mapped[str | None] = mapped_column(Text)
+    tags: Mapped[list[str] | None] = mapped_column(JSON)
+
+
+class Source(Base):
+    """One source of a run's topic, read once per run (capabilities.sources): what was asked, what came back."""
+
+    __tablename__ = "sources"
+    __table_args__ = (UniqueConstraint("run_id", "source"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))  # indexed by the unique constraint
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id"))
+    number: Mapped[int]  # [1], [2]... as the draft cites it and the page lists it
+    source: Mapped[str] = mapped_column(String(2000))  # the URL or path as the topic gives it
+    final_url: Mapped[str | None] = mapped_column(String(2000))  # after redirects
+    status: Mapped[int | None]  # the HTTP status (None: a local file, or no answer)
+    ok: Mapped[bool] = mapped_column(Boolean)
+    title: Mapped[str | None] = mapped_column(String(500))
+    digest: Mapped[str | None] = mapped_column(String(64))  # sha256 of the extracted text
+    text: Mapped[str | None] = mapped_column(Text)  # the extracted main text
+    failure: Mapped[str | None] = mapped_column(String(500))  # why it could not be used, one line
+    fetched_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class FactCheck(Base):
+    """One fact check of a version (capabilities.fact_check): its verdict, and the version publish may take."""
+
+    __tablename__ = "fact_checks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"), index=True)  # the text checked
+    round: Mapped[int]  # 0 the first check, 1.. after each revision
+    mode: Mapped[str] = mapped_column(String(8))  # strict | warn | off
+    status: Mapped[str] = mapped_column(String(8))  # passed | failed | warned | off
+    facts: Mapped[int] = mapped_column(default=0)
+    unsupported: Mapped[int] = mapped_column(default=0)
+    detail: Mapped[str | None] = mapped_column(String(500))  # one line: "2 facts not in the sources: ..."
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class FactCheckItem(Base):
+    """One checkable fact of a checked text, with its verdict and the passage that backs it."""
+
+    __tablename__ = "fact_check_items"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    fact_check_id: Mapped[int] = mapped_column(ForeignKey("fact_checks.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # capabilities.factcheck.FactKind
+    fact: Mapped[str] = mapped_column(Text)
+    sentence: Mapped[str] = mapped_column(Text)
+    supported: Mapped[bool] = mapped_column(Boolean)
+    source_number: Mapped[int | None]  # the source that backs it; 0 the brief; None unsupported
+    passage: Mapped[str | None] = mapped_column(Text)
 
 
 class ToolCall(Base):

@@ -11,7 +11,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from pipeline.ledger.models import Claim, Draft, DraftVersion, Publication, Registration, Run, RunEvent, ToolCall
+from pipeline.ledger.models import (Claim, Draft, DraftVersion, FactCheck, FactCheckItem, Publication, Registration, Run,
+                                   RunEvent, ToolCall)
 from pipeline.outcome import CallOutcome, EventKind, FindingKind, Verdict
 
 
@@ -72,6 +73,12 @@ def diffs(s: Session, run_ids: list[int]) -> list[RunDiff]:
             RunEvent.run_id.in_(run_ids)).group_by(RunEvent.run_id, RunEvent.kind)):
         key = event_names.get(kind, kind)
         counts[run_id][key] = counts[run_id].get(key, 0) + n
+    latest = select(FactCheck.run_id, func.max(FactCheck.id).label("check_id")).where(
+        FactCheck.run_id.in_(run_ids)).group_by(FactCheck.run_id).subquery()
+    for run_id, n in s.execute(select(latest.c.run_id, func.count()).join(
+            FactCheckItem, FactCheckItem.fact_check_id == latest.c.check_id).where(
+            FactCheckItem.supported.is_(False)).group_by(latest.c.run_id)):
+        counts[run_id]["unsupported_facts"] = n  # in the run's last fact check
     result = []
     for run_id in run_ids:
         c = claims[run_id]

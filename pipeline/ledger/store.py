@@ -14,8 +14,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from capabilities.verify import REFUSED_LINK
-from capabilities.records import ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, TopicRecord
-from pipeline.ledger.models import Draft, DraftVersion, Publication, PublicationIntent, Registration, Run, Topic
+from capabilities.records import (ContentCheck, DraftVersionRecord, PublicationRecord, RegistrationRecord, SourceText,
+                                  TopicRecord)
+from capabilities.factcheck import CheckedFact
+from pipeline.ledger.models import (Draft, DraftVersion, FactCheck, FactCheckItem, Publication, PublicationIntent,
+                                   Registration, Run, Source, Topic)
 from pipeline.ledger.locks import writer_lock
 from pipeline.ledger.numbers import next_registration_number
 from pipeline.ledger.summary import run_summary
@@ -30,6 +33,15 @@ def _version_record(version: DraftVersion, draft: Draft) -> DraftVersionRecord:
         id=version.id, draft_id=draft.id, run_id=draft.run_id, topic_id=draft.topic_id, version=version.version,
         kind=version.kind, title=version.title, body=version.body, score=version.score,
     )
+
+
+def _topic_record(row: Topic) -> TopicRecord:
+    return TopicRecord(row.id, row.title, tuple(row.sources or ()), row.brief, tuple(row.tags or ()))
+
+
+def _source_record(row: Source) -> SourceText:
+    return SourceText(number=row.number, source=row.source, final_url=row.final_url, status=row.status, ok=row.ok,
+                      title=row.title, digest=row.digest, text=row.text, failure=row.failure)
 
 
 def _publication_record(p: Publication) -> PublicationRecord:
@@ -83,7 +95,7 @@ class LedgerStore:
     def topic(self, topic_id: int) -> TopicRecord | None:
         with self.sessions() as s:
             row = s.get(Topic, topic_id)
-            return TopicRecord(row.id, row.title) if row else None
+            return _topic_record(row) if row else None
 
     def topic_for_run(self) -> TopicRecord | None:
         with self.sessions() as s:
@@ -91,7 +103,7 @@ class LedgerStore:
             if run is None or run.topic_id is None:
                 return None
             row = s.get(Topic, run.topic_id)
-            return TopicRecord(row.id, row.title) if row else None
+            return _topic_record(row) if row else None
 
     def claim_topic(self, titles: list[str], forced: str | None) -> TopicRecord | None:
         """Forced title, else a topic published but never registered (resume), else the first unused one.
@@ -115,6 +127,37 @@ class LedgerStore:
                 if attempt == 2:
                     raise
         return None
+
+    def describe_topic(self, topic_id: int, sources: tuple[str, ...], brief: str | None,
+                       tags: tuple[str, ...]) -> TopicRecord:
+        """Write what the topics source says of the topic now (its sources, brief and tags) onto its row."""
+        with self.sessions.begin() as s:
+            row = s.get_one(Topic, topic_id)
+            row.sources, row.brief, row.tags = list(sources) or None, brief, list(tags) or None
+            s.flush()
+            return _topic_record(row)
+
+    # sources ----------------------------------------------------------------
+    def run_sources(self) -> list[SourceText]:
+        with self.sessions() as s:
+            rows = s.scalars(select(Source).where(Source.run_id == self.run_id).order_by(Source.number))
+            return [_source_record(row) for row in rows]
+
+    def add_source(self, *, topic_id: int, source: SourceText) -> SourceText:
+        """Record a source as read; one row per (run, source): a second attempt gets the first row back."""
+        try:
+            with self.sessions.begin() as s:
+                row = Source(run_id=self.run_id, topic_id=topic_id, number=source.number, source=source.source[:2000],
+                             final_url=(source.final_url or "")[:2000] or None, status=source.status, ok=source.ok,
+                             title=(source.title or "")[:500] or None, digest=source.digest, text=source.text,
+                             failure=(source.failure or "")[:500] or None)
+                s.add(row)
+                s.flush()
+                return _source_record(row)
+        except IntegrityError:
+            with self.sessions() as s:
+                return _source_record(s.scalars(select(Source).where(
+                    Source.run_id == self.run_id, Source.source == source.source[:2000])).one())
 
     def _ensure_topics(self, titles: list[str]) -> dict[str, int]:
         """The ids of ``titles``, inserting the new ones: idempotent (ON CONFLICT DO NOTHING) and batched."""
@@ -183,6 +226,32 @@ class LedgerStore:
             version = s.scalars(select(DraftVersion).where(DraftVersion.draft_id == draft_id)
                                 .order_by(DraftVersion.version.desc()).limit(1)).first()
             return _version_record(version, draft) if version else None
+
+    # fact checks ------------------------------------------------------------
+    def record_fact_check(self, *, draft_version_id: int, round: int, mode: str, status: str, detail: str,
+                          facts: list[CheckedFact]) -> None:
+        """One check and each of its facts, in one transaction."""
+        with self.sessions.begin() as s:
+            check = FactCheck(run_id=self.run_id, draft_version_id=draft_version_id, round=round, mode=mode,
+                              status=status, facts=len(facts), unsupported=sum(not f.supported for f in facts),
+                              detail=detail[:500])
+            s.add(check)
+            s.flush()
+            s.add_all(FactCheckItem(fact_check_id=check.id, kind=f.fact.kind, fact=f.fact.text, sentence=f.fact.sentence,
+                                    supported=f.supported, source_number=f.source_number, passage=f.passage)
+                      for f in facts)
+
+    def fact_check_status(self, draft_version_id: int) -> str | None:
+        """The status of the version's latest fact check (passed, warned, failed, off), None if never checked."""
+        with self.sessions() as s:
+            return s.scalar(select(FactCheck.status).where(FactCheck.draft_version_id == draft_version_id)
+                            .order_by(FactCheck.id.desc()).limit(1))
+
+    def fact_check_mode(self) -> str | None:
+        """The mode of this run's latest fact check (strict, warn, off), None if it made none."""
+        with self.sessions() as s:
+            return s.scalar(select(FactCheck.mode).where(FactCheck.run_id == self.run_id)
+                            .order_by(FactCheck.id.desc()).limit(1))
 
     # publications -----------------------------------------------------------
     def publication(self, publication_id: int) -> PublicationRecord | None:

@@ -16,7 +16,9 @@ from loguru import logger
 from sqlalchemy.orm import Session, sessionmaker
 
 from capabilities.errors import ToolRejected
+from capabilities.fact_check import check_version
 from capabilities.publish import check_publishable
+from capabilities.records import DraftVersionRecord
 from pipeline.ledger import reviews
 from pipeline.ledger.models import Review, Run
 from pipeline.ledger.reviews import Decision
@@ -41,12 +43,24 @@ class Edit:
         return cls(None, "\n".join(lines).strip("\n") + "\n")
 
 
-def recheck(title: str, body: str) -> None:
+def recheck(store: LedgerStore, version: DraftVersionRecord) -> None:
     """The checks an edited text passes again before it may be published; raises ToolRejected.
 
-    The one call point for the fact check of issue #22 once it is on main; today: what publish checks.
+    What publish checks of any text, then the fact check of issue #22 (capabilities.fact_check.check_version)
+    in the mode of the run's own check, recorded on the edited version: in strict mode a fact the edit added
+    and no source holds refuses it ("1 fact not in the sources: '73%'").
     """
-    check_publishable(title, body)
+    check_publishable(version.title, version.body)
+    mode = store.fact_check_mode() or "off"
+    topic = store.topic(version.topic_id)
+    assert topic is not None  # a draft version always belongs to a topic
+    if mode == "off":
+        store.record_fact_check(draft_version_id=version.id, round=0, mode=mode, status="off",
+                                detail="FACT_CHECK off: nothing checked", facts=[])
+        return
+    report = check_version(store, version, topic, mode)
+    if mode == "strict" and not report.passed:
+        raise ToolRejected(report.summary())
 
 
 def approve(sessions: sessionmaker[Session], run_id: int, editor: str | None, edit: Edit | None = None, *,
@@ -81,7 +95,7 @@ def _edited_version(sessions: sessionmaker[Session], run_id: int, pipeline: str,
     version = store.add_draft_version(topic_id=held.topic_id, draft_id=held.draft_id, kind="edited", title=title,
                                       body=edit.body, score=None, scorer=f"editor:{editor or '-'}"[:32])
     try:
-        recheck(title, edit.body)
+        recheck(store, version)
     except ToolRejected as exc:
         line = f"run {run_id}: the edit (version {version.id}) is refused: {exc.detail}; the run still awaits review"
         with sessions.begin() as s:

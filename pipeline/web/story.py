@@ -24,7 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pipeline.ledger import queries
-from pipeline.ledger.detail import CallRow, run_detail
+from pipeline.ledger.detail import CallRow, FactCheckRow, SourceRow, run_detail
 from pipeline.ledger.models import AgentTurn, Run, Topic
 from pipeline.outcome import EventKind
 from pipeline.web.data import Link, run_links
@@ -104,6 +104,8 @@ class RunStory:
     turns: tuple[TurnView, ...]
     events: tuple[dict[str, Any], ...]  # LLM retries, escalations, stops: {"kind", ...detail}
     links: tuple[Link, ...]
+    sources: tuple[SourceRow, ...] = ()  # the topic's sources as this run read them
+    fact_checks: tuple[FactCheckRow, ...] = ()  # each check with each fact, its verdict and backing passage
 
     @property
     def seconds(self) -> float | None:
@@ -147,7 +149,7 @@ def run_story(s: Session, run_id: int) -> RunStory | None:
         lateness=detail.lateness(),
         diff_line=diff.line(), turns=turns,
         events=tuple(e for e in events if e["kind"] != EventKind.tool_retry),
-        links=tuple(run_links(s, [run_id]).get(run_id, [])),
+        links=tuple(run_links(s, [run_id]).get(run_id, [])), sources=detail.sources, fact_checks=detail.fact_checks,
     )
 
 

@@ -1,6 +1,6 @@
 """The reliability suite: `factline run` against the real test WordPress under faults (faults.py) and hard
 inputs (inputs.py), judged by what WordPress holds (harness.py). Every scenario, in table order: shared by
-tests/test_reliability.py and scripts/reliability.py.
+tests/testkit/test_reliability.py and scripts/reliability.py.
 """
 
 from __future__ import annotations

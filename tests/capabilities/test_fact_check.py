@@ -1,0 +1,89 @@
+"""The fact check's reading: which facts it extracts, how it normalises them, and its figures on the corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from capabilities.factcheck import FactKind, check_facts, extract_facts
+from testkit.factcorpus import evaluate
+
+
+def supported(article: str, source: str) -> bool:
+    return check_facts(article, [(1, source)]).passed
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("It holds 1200 books.", "It holds 1,200 books."),
+    ("Bills fell 12%.", "Bills fell 12 percent."),
+    ("Bills fell 12 per cent.", "账单下降了百分之十二。"),
+    ("账单下降了12%。", "Bills fell by 12 percent."),
+    ("It opened on 2024-05-01.", "It opened on May 1, 2024."),
+    ("It opened on 1 May 2024.", "开馆日期：2024年5月1日。"),
+    ("It cost $3.5 million.", "It cost 3,500,000 dollars."),
+    ("项目耗资1400万欧元。", "The project cost €14 million."),
+    ("It makes 3 attempts.", "It makes three attempts."),
+    ("共有一千二百台。", "There are 1200 of them."),
+    ("It opened in 2024.", "It opened on May 1, 2024."),
+])
+def test_the_same_value_in_another_format_is_found(article: str, source: str) -> None:
+    """A careful reader's equivalences: separators, percent words, 百分之, dates, scales, currencies, number words."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("It was 12 years old.", "It was founded in 2012."),
+    ("Jane Smith said so.", "Jane Smithson said so."),
+    ("It took 30 MB.", "It took 30 seconds."),
+    ("Bills fell 12%.", "Bills fell 12 points; 12 people."),
+    ("It opened in 2023.", "It opened on May 1, 2024."),
+    ("It uses 5 workers.", "It retries 5xx answers."),
+])
+def test_a_fact_is_never_found_by_substring_or_a_different_kind(article: str, source: str) -> None:
+    """'12' is not in '2012', 'Smith' not in 'Smithson', 30 MB is not 30 seconds, 12 is not 12%."""
+    assert not supported(article, source)
+
+
+def test_each_kind_of_fact_is_extracted_with_its_sentence() -> None:
+    """URLs, dates, money, percentages, numbers with units, years, quotations, names and 《》 titles."""
+    text = ('# Heat pumps\n\nOn May 1, 2024 Lyon spent $2 million [1]. Bills fell 30% and 1,200 pumps run at 5 kW. '
+            'In 2027 it ends, said Marie Dupont: "we will not go back". See https://example.org/a.\n\n'
+            '据《里昂晚报》报道，“我们不会再回到燃气时代”。')
+    kinds = {(f.kind, f.text) for f in extract_facts(text)}
+    assert {(FactKind.date, "May 1, 2024"), (FactKind.money, "$2 million"), (FactKind.percent, "30%"),
+            (FactKind.number, "1,200"), (FactKind.number, "5 kW"), (FactKind.year, "2027"),
+            (FactKind.name, "Marie Dupont"), (FactKind.quote, "we will not go back"),
+            (FactKind.url, "https://example.org/a"), (FactKind.title, "里昂晚报"),
+            (FactKind.quote, "我们不会再回到燃气时代")} <= kinds
+    dupont = next(f for f in extract_facts(text) if f.text == "Marie Dupont")
+    assert dupont.sentence.startswith("In 2027 it ends")
+
+
+def test_citation_markers_and_sentence_starts_are_not_facts() -> None:
+    """[1] is a citation, a list number is markup, a lone capitalised word opening a sentence is no name."""
+    facts = extract_facts("1. First point [1].\n\nThe ledger records it. Lyon agrees [2].")
+    assert facts == []
+
+
+def test_the_summary_line_names_the_missing_facts() -> None:
+    """The one line a run ends on quotes each fact no source holds."""
+    report = check_facts("About 73% agree, said Jane Smith.", [(1, "About 30 percent agree.")])
+    assert report.summary() == "2 facts not in the sources: '73%', 'Jane Smith'"
+
+
+def test_the_brief_counts_as_a_source() -> None:
+    """A fact found only in the topic's brief is supported, with source number 0."""
+    report = check_facts("It opened in 1998.", [(1, "A library.")], brief="Opened in 1998.")
+    assert report.passed and report.facts[0].source_number == 0
+
+
+def test_corpus_recall_per_kind_and_false_alarms_hold_their_floors() -> None:
+    """Every injected number, percentage, year and quotation caught; names and units nearly all; no false alarm."""
+    score = evaluate()
+    assert score.pairs >= 40 and set(score.honest) == {"en", "zh"}
+    for kind in ("changed_number", "invented_percent", "wrong_year", "invented_quote"):
+        caught, injected = score.recall(kind)
+        assert caught == injected > 0, (kind, score.misses)
+    for kind, floor in (("invented_name", 0.9), ("wrong_unit", 0.75)):
+        caught, injected = score.recall(kind)
+        assert caught / injected >= floor, (kind, score.misses)
+    assert sum(score.false_alarms.values()) <= sum(score.honest.values()) // 50, score.alarms
