@@ -56,6 +56,8 @@ class PublishTarget(Protocol):
 
     def publish(self, article: Article) -> PublishedItem: ...
     def lookup(self, idempotency_key: str) -> PublishedItem | None: ...
+    def retract(self, external_id: str, notice: str) -> None: ...  # no longer public (the ledger keeps it)
+    def update(self, external_id: str, article: Article) -> PublishedItem: ...  # the same URL, corrected
 
 
 @dataclass

@@ -8,7 +8,8 @@ What is a checkable fact (extract_facts), in English and Chinese text:
     date       May 1, 2024 / 1 May 2024 / 2024-05-01 / 2024年5月1日 (and month + year: May 2024, 2024年5月)
     money      $1,200 / €3.5 million / 1,200 dollars / 100元 / 3亿元
     percent    12% / 12 percent / 12 per cent / 百分之十二
-    number     a number and its unit if it has one: 1,200 / 1.2 million / 30 seconds / 5 MB / 3次 / 1.2万
+    number     a number and its unit if it has one: 1,200 / 1.2 million / 30 seconds / 5 MB / 3次 / 1.2万,
+               and the period of a rate: 250,000 items a year / 每年外借25万件
     year       a four-digit number from 1800 to 2100 standing alone
     quote      text in quotation marks, at least 3 words (or 4 Chinese characters)
     title      a 《》 title
@@ -261,6 +262,21 @@ def _scan_percent(scan: _Scan) -> None:
             scan.take(m, FactKind.percent, _key(value))
 
 
+PERIODS = {"year": "year", "month": "month", "week": "week", "day": "day", "hour": "hour",
+           "年": "year", "月": "month", "周": "week", "天": "day", "日": "day", "小时": "hour"}
+_RATE_EN = re.compile(r"(?:\s+[A-Za-z-]+){0,2}?\s+(?:a|an|per|each|every)\s+(year|month|week|day|hour)\b", re.I)
+_RATE_ZH = re.compile(r"每(年|月|周|天|日|小时)[^\d，。,.]{0,3}$")
+
+
+def _rate(text: str, start: int, end: int) -> str | None:
+    """The period of a rate around a number: "250,000 items a year", "每年外借25万件" -> year."""
+    if hit := _RATE_EN.match(text, end, min(len(text), end + 40)):
+        return PERIODS[hit.group(1).lower()]
+    if hit := _RATE_ZH.search(text[max(0, start - 6):start]):
+        return PERIODS[hit.group(1)]
+    return None
+
+
 def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     scale = r"(?:\s*(thousand|million|billion|trillion)\b|\s?(万|亿))?"
     unit = rf"(?:\s?-?\s?({_UNIT_RE})(?![a-z]))?"
@@ -272,7 +288,8 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
         if plain and 1800 <= value <= 2100 and len(m.group(1)) == 4:
             scan.take(m, FactKind.year, _key(value))
         else:
-            scan.take(m, FactKind.number, _key(value), unit_name)
+            rate = _rate(scan.masked, m.start(), m.end())
+            scan.take(m, FactKind.number, _key(value), f"{unit_name or ''}/{rate}" if rate else unit_name)
     zh_unit = "|".join(sorted((re.escape(u) for u in UNITS if re.match(r"[\u4e00-\u9fff]", u)), key=len, reverse=True))
     pattern = rf"({_ZH_NUM})({zh_unit})?" if number_words else rf"([{_ZH_DIGITS}]*[十百千万亿][{_ZH_DIGITS}]*)({zh_unit})?"
     for m in re.finditer(pattern, scan.masked):

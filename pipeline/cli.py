@@ -18,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from config import ConfigError, load_pipelines, select
 from pipeline import pipelines_cli
-from pipeline.commands import audit, daemon, db, diff, guard, model, probe, report, review, run, runs, site, web
+from pipeline.commands import amend, audit, daemon, db, diff, guard, model, probe, report, review, run, runs, site, web
 from pipeline.commands.common import CommandError, Handler, stdout_closed
 from pipeline.workers import cli as worker_cli
 
@@ -28,6 +28,8 @@ COMMANDS = (
     report.register,
     diff.register,
     review.register,
+    amend.register_retract,
+    amend.register_correct,
     audit.register,
     daemon.register,
     probe.register,

@@ -53,7 +53,7 @@ from pipeline.report import format_day
 from pipeline.runner import TickAlreadyClaimed, run_once
 from pipeline.runtime import Runtime, open_runtimes
 from pipeline.stopping import on_stop_signals, wait_for_stop
-from pipeline.workers.app import make_app
+from pipeline.workers.app import check_broker, make_app
 from pipeline.workers.dispatch import Schedule, TickSender, ticks_to_catch_up
 from pipeline.web import WebServer, build_app, check_exposure
 from pipeline.webhook import WebhookSender
@@ -234,6 +234,7 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
     on_stop_signals(stop, before=lambda signum: logger.warning("daemon.signal", signal=signum.name))
     with ExitStack() as stack:
         if settings.executor == "celery":
+            check_broker(settings)  # one line and exit 2: no tick is claimed that could not be sent
             sessions = open_ledger(settings.database_url)
             schedules = [schedule_of(p, triggers) for p in pipelines]
             sender = TickSender(sessions, make_app(pipelines), settings.celery_queue, schedules,

@@ -34,7 +34,9 @@ def format_run(detail: RunDetail, now: datetime | None = None) -> str:
     for pub in detail.publications:
         lines.append(f"  published {pub.url}: {_checked(pub.verified_at, pub.found)}")
     for reg in detail.registrations:
-        lines.append(f"  registered {reg.number} for {reg.url}")
+        marks = (f", retracted {reg.retracted_at:%Y-%m-%d %H:%M}" if reg.retracted_at else "") + (
+            f", corrected {reg.corrections}x" if reg.corrections else "")
+        lines.append(f"  registered {reg.number} for {reg.url}{marks}")
     if detail.nudges:
         lines.append(f"  nudges: {len(detail.nudges)} ({', '.join(n.kind for n in detail.nudges)})")
     unbacked = [c for c in detail.claims if not c.backed]

@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("pipeline.gateway",),
     ("pipeline.runtime",),
     ("pipeline.runner", "pipeline.review"),
-    ("pipeline.probe", "pipeline.audit", "pipeline.metrics", "pipeline.alerts", "pipeline.webhook", "pipeline.report"),
+    ("pipeline.probe", "pipeline.audit", "pipeline.hooks", "pipeline.metrics", "pipeline.alerts", "pipeline.webhook", "pipeline.report"),
     ("pipeline.web",),
     ("pipeline.daemon", "pipeline.workers"),
     ("pipeline.commands", "pipeline.cli", "pipeline.pipelines_cli", "pipeline.workers.cli"),

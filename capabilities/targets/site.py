@@ -26,9 +26,11 @@ from types import TracebackType
 from feedgen.feed import FeedGenerator
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
+from starlette.responses import HTMLResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from capabilities.records import Article
-from capabilities.targets.httpserver import ThreadedServer, static_site
+from capabilities.targets.httpserver import SITE_CSP, SecurityHeaders, ServerErrors, ThreadedServer, static_site
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _JINJA = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]))
@@ -75,6 +77,23 @@ def write_article(site_dir: Path, slug: str, article: Article, body_html: str, b
     rebuild_index(site_dir, base_url)
 
 
+def gone_marker(site_dir: Path, slug: str) -> Path:
+    """``<slug>.gone``: the page was retracted (its notice inside); the server answers 410 for it."""
+    return site_dir / f"{slug}.gone"
+
+
+def retract_article(site_dir: Path, slug: str, notice: str, base_url: str) -> None:
+    """The page answers 410 with ``notice`` from now on, and leaves the index and the feed."""
+    if not (site_dir / f"{slug}.html").exists():
+        raise FileNotFoundError(f"{slug}.html is not on the site")
+    atomic_write(gone_marker(site_dir, slug), notice)
+    rebuild_index(site_dir, base_url)
+
+
+def gone_page(notice: str) -> str:
+    return _JINJA.get_template("gone.html").render(notice=notice, css=_CSS, language="en")
+
+
 def write_preview(preview_dir: Path, slug: str, article: Article, body_html: str) -> Path:
     preview_dir.mkdir(parents=True, exist_ok=True)
     path = preview_dir / f"{slug}.html"
@@ -86,6 +105,8 @@ def entries(site_dir: Path) -> list[SiteEntry]:
     """The site's articles, newest first (a metadata file that cannot be read is left out)."""
     found = []
     for meta in site_dir.glob("*.json"):
+        if gone_marker(site_dir, meta.stem).exists():
+            continue  # retracted: out of the index and the feed
         try:
             data = json.loads(meta.read_text(encoding="utf-8"))
             found.append(SiteEntry(data["file"], data["title"], data["topic"], data["language"],
@@ -123,6 +144,38 @@ def atom_feed(listed: list[SiteEntry], base_url: str) -> str:
     return feed.atom_str(pretty=True).decode("utf-8")
 
 
+def site_app(site_dir: Path) -> ASGIApp:
+    """The site's files (static_site), except that a retracted page (its ``.gone`` marker beside it) answers
+    410 Gone with its notice, under the same headers."""
+    files = static_site(site_dir)
+    gone = SecurityHeaders(ServerErrors(_gone_response(site_dir)), SITE_CSP)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and _retracted(site_dir, scope["path"]) is not None:
+            await gone(scope, receive, send)
+            return
+        await files(scope, receive, send)
+
+    return app
+
+
+def _retracted(site_dir: Path, path: str) -> Path | None:
+    name = path.rsplit("/", 1)[-1]
+    if not name.endswith(".html") or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return None
+    marker = gone_marker(site_dir, name.removesuffix(".html"))
+    return marker if marker.is_file() else None
+
+
+def _gone_response(site_dir: Path) -> ASGIApp:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        marker = _retracted(site_dir, scope["path"])
+        notice = marker.read_text(encoding="utf-8") if marker is not None else "Retracted."
+        await HTMLResponse(gone_page(notice), status_code=410)(scope, receive, send)
+
+    return app
+
+
 class SiteServer:
     """Serves ``site_dir`` over HTTP on (host, port) from a thread while open; port 0 picks a free one. No symlink
     out of it, no folder listing, security headers (capabilities.targets.httpserver.static_site).
@@ -140,7 +193,7 @@ class SiteServer:
 
     def __enter__(self) -> SiteServer:
         self.site_dir.mkdir(parents=True, exist_ok=True)
-        server = ThreadedServer(static_site(self.site_dir), self.host, self.port, "local-site")
+        server = ThreadedServer(site_app(self.site_dir), self.host, self.port, "local-site")
         self.port = server.port
         if not (self.site_dir / "index.html").exists():
             rebuild_index(self.site_dir, self.url)

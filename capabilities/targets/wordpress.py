@@ -97,10 +97,10 @@ class WordPressTarget:
     def __repr__(self) -> str:
         return f"WordPressTarget({self.base_url!r}, user={self.user!r})"
 
-    def _request(self, method: str, what: str, **kwargs: Any) -> httpx.Response:
+    def _request(self, method: str, what: str, path: str = "", **kwargs: Any) -> httpx.Response:
         auth = httpx.BasicAuth(self.user, self._password.get_secret_value())
         try:
-            response = self._http.request(method, self.base_url + POSTS_PATH, auth=auth, **kwargs)
+            response = self._http.request(method, self.base_url + POSTS_PATH + path, auth=auth, **kwargs)
         except HTTPX_ERRORS as exc:
             raise request_error(exc, what) from exc
         if response.status_code == 400 and _refused_as_anonymous(response):
@@ -156,4 +156,29 @@ class WordPressTarget:
             # WordPress made the slug unique: a post with ours exists that lookup did not see
             logger.warning("wordpress.slug_changed", wanted=fields["slug"], got=post.get("slug"), post_id=item.external_id)
         logger.info("wordpress.published", post_id=item.external_id, url=item.url)
+        return item
+
+    def retract(self, external_id: str, notice: str) -> None:
+        """Take the post down: it leaves ``publish`` (becomes a draft), so an anonymous reader gets 404.
+
+        A draft keeps its slug, so ``lookup`` still finds it and the topic is never published a second time."""
+        what = f"WordPress retract post {external_id}"
+        response = self._request("POST", what, path=f"/{external_id}", json={"status": "draft"})
+        if response.status_code != 200:
+            raise ToolFailed(f"{what}: unexpected HTTP {response.status_code}")
+        logger.info("wordpress.retracted", post_id=external_id)
+
+    def update(self, external_id: str, article: Article) -> PublishedItem:
+        """The same post, new title and body (slug and URL unchanged)."""
+        fields = render_post(article)
+        what = f"WordPress correct post {external_id}"
+        response = self._request("POST", what, path=f"/{external_id}",
+                                 json={"title": fields["title"], "content": fields["content"]})
+        if response.status_code != 200:
+            raise ToolFailed(f"{what}: unexpected HTTP {response.status_code}")
+        try:
+            item = self._item(response.json(), what)
+        except ValueError:
+            raise ToolFailed(f"{what}: the answer is not JSON") from None
+        logger.info("wordpress.corrected", post_id=item.external_id, url=item.url)
         return item

@@ -60,6 +60,8 @@ class EventRow:
 class RegistrationRow:
     number: str
     url: str
+    retracted_at: datetime | None = None  # its publication was retracted (the number is kept)
+    corrections: int = 0  # corrected in place this many times
 
 
 @dataclass(frozen=True)
@@ -195,8 +197,9 @@ def run_detail(s: Session, run_id: int) -> RunDetail | None:
                    for n in s.scalars(select(Nudge).where(Nudge.run_id == run_id).order_by(Nudge.id)))
     events = tuple(EventRow(EventKind(e.kind), e.detail)
                    for e in s.scalars(select(RunEvent).where(RunEvent.run_id == run_id).order_by(RunEvent.id)))
-    registrations = tuple(RegistrationRow(number, url) for number, url in s.execute(
-        select(Registration.number, Publication.url).join(Publication, Publication.id == Registration.publication_id)
+    registrations = tuple(RegistrationRow(number, url, retracted, corrections) for number, url, retracted, corrections
+                          in s.execute(select(Registration.number, Publication.url, Registration.retracted_at,
+                                              Registration.corrections).join(Publication, Publication.id == Registration.publication_id)
         .where(Registration.run_id == run_id).order_by(Registration.id)))
     publications = tuple(
         PublicationRow(p.url, _utc(p.verified_at), p.content_coverage, p.content_found)

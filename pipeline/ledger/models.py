@@ -216,6 +216,7 @@ class Publication(Base):
     content_digest: Mapped[str | None] = mapped_column(String(64))  # sha256 of the title and body HTML sent
     content_found: Mapped[str | None] = mapped_column(String(500))  # what the last check found, one line
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)  # the dashboard's day filter
+    retracted_at: Mapped[datetime | None]  # factline retract: taken down (the row and its registration stay)
 
 
 class PublicationIntent(Base):
@@ -251,6 +252,8 @@ class Registration(Base):
     publication_id: Mapped[int] = mapped_column(ForeignKey("publications.id"), unique=True)
     number: Mapped[str] = mapped_column(String(32), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    retracted_at: Mapped[datetime | None]  # its publication was retracted: the number is kept, marked
+    corrections: Mapped[int] = mapped_column(default=0)  # factline correct: the same number, corrected N times
 
 
 class RegistrationCounter(Base):
@@ -260,6 +263,24 @@ class RegistrationCounter(Base):
 
     day: Mapped[str] = mapped_column(String(8), primary_key=True)
     last: Mapped[int]
+
+
+class PublicationChange(Base):
+    """What an editor did to a publication after it went out: a retraction or a correction, who, when, why.
+
+    A correction names the version now published (``version_id``) and what its check found again.
+    """
+
+    __tablename__ = "publication_changes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    publication_id: Mapped[int] = mapped_column(ForeignKey("publications.id"), index=True)
+    action: Mapped[str] = mapped_column(String(16))  # retract | correct
+    editor: Mapped[str | None] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(Text)
+    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"))
+    detail: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Review(Base):

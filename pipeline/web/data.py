@@ -250,6 +250,8 @@ class PublicationLine:
     run_verdict: str | None
     topic: str | None
     content_coverage: float | None  # None: checked before content checks existed, or no page to measure
+    retracted_at: datetime | None = None  # factline retract
+    corrections: int = 0  # factline correct: times corrected in place
 
 
 @dataclass(frozen=True)
@@ -264,7 +266,8 @@ class PublicationsPage:
 def publications_page(s: Session, filters: Filters, tz: ZoneInfo) -> PublicationsPage:
     """Publications, newest first, with their verification and registration; filters by the making run."""
     stmt = filters.run_filter(
-        select(Publication, Registration.number, Registration.created_at, Run.pipeline, Run.verdict, Topic.title)
+        select(Publication, Registration.number, Registration.created_at, Run.pipeline, Run.verdict, Topic.title,
+               Registration.corrections)
         .join(Run, Run.id == Publication.run_id).outerjoin(Topic, Topic.id == Publication.topic_id)
         .outerjoin(Registration, Registration.publication_id == Publication.id))
     if filters.verdict:
@@ -280,7 +283,8 @@ def publications_page(s: Session, filters: Filters, tz: ZoneInfo) -> Publication
         created = utc(p.created_at)
         assert created is not None
         lines.append(PublicationLine(p.id, p.run_id, row[3], created, p.target, p.url, p.http_status, utc(p.verified_at),
-                                     row[1], utc(row[2]), row[4], row[5], p.content_coverage))
+                                     row[1], utc(row[2]), row[4], row[5], p.content_coverage, utc(p.retracted_at),
+                                     row[6] or 0))
     pipelines = set(s.scalars(select(distinct(Run.pipeline)))) | ({filters.pipeline} if filters.pipeline else set())
     models = {m for m in s.scalars(select(distinct(Run.model))) if m} | ({filters.model} if filters.model else set())
     return PublicationsPage(filters, lines, len(rows) > PAGE_SIZE, sorted(pipelines), sorted(models))

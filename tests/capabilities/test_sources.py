@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler
 import httpx
 import pytest
 
-from capabilities.sources import Reader, SourceRefused, _read_one, fetch_page, pinned_address
+from capabilities.sources import Reader, SourceRefused, _read_one, fetch_page, pinned_address, read_sources
 from tests.local_http import LocalHTTP, answer, redirect, trickle
 
 ARTICLE = (b"<html><head><title>Heat pumps</title></head><body><nav>Home | About</nav><article><h1>Heat pumps"
@@ -146,3 +146,29 @@ def test_a_redirect_chain_is_followed_and_recorded(server: LocalHTTP, http: http
     server.routes["/new"] = answer(200, ARTICLE, HTML)
     found = _read_one(reader(http), 1, server.url("/old"))
     assert found.ok and found.final_url == server.url("/new")
+
+
+def test_the_same_page_under_two_urls_is_one_source(server: LocalHTTP, http: httpx.Client, tmp_path) -> None:  # noqa: ANN001
+    """Two URLs serving the same text: the second is recorded as failed, 'same text as source 1'."""
+    from capabilities.base import CapabilityContext
+    from capabilities.records import TopicRecord
+    from config import load_settings
+
+    class Store:
+        def __init__(self) -> None:
+            self.rows: list = []
+
+        def run_sources(self) -> list:
+            return list(self.rows)
+
+        def add_source(self, *, topic_id: int, source):  # noqa: ANN001, ANN201
+            self.rows.append(source)
+            return source
+
+    server.routes["/a"] = answer(200, ARTICLE, HTML)
+    server.routes["/copy"] = answer(200, ARTICLE, HTML)
+    settings = load_settings(source_allowed_private_hosts="127.0.0.1", database_url=f"sqlite:///{tmp_path}/x.db")
+    ctx = CapabilityContext(run_id=1, settings=settings, store=Store(), http=http, text_model=None,  # type: ignore[arg-type]
+                            target=None, page_http=http)  # type: ignore[arg-type]
+    first, second = read_sources(ctx, TopicRecord(1, "Heat pumps", (server.url("/a"), server.url("/copy"))))
+    assert first.ok and not second.ok and second.failure == "same text as source 1"

@@ -73,7 +73,7 @@ def test_the_main_help_lists_every_command_and_the_exit_codes() -> None:
     done = factline(user_env(), "--help")
     commands = [words[0] for words, _ in ALL if len(words) == 1]
     assert done.returncode == 0 and len(commands) == len(COMMANDS)
-    assert commands == ["run", "runs", "report", "diff", "review", "audit", "daemon", "probe", "guard", "model", "db", "web",
+    assert commands == ["run", "runs", "report", "diff", "review", "retract", "correct", "audit", "daemon", "probe", "guard", "model", "db", "web",
                         "site",
                         "pipelines", "config", "worker"]
     for name in commands:

@@ -120,3 +120,28 @@ def test_a_kill_between_approval_and_publish_leaves_one_post_after_the_next_star
         assert s.get_one(Run, run_id).verdict == "success"
         assert len(s.scalars(select(Publication)).all()) == 1
         assert len(s.scalars(select(Registration)).all()) == 1
+
+
+def test_retract_and_correct_on_wordpress(pg_url: str, model: ScriptedModel, wp: WordPress, tmp_path: Path) -> None:
+    """correct -> the same URL shows the new text and verification passes; retract -> an anonymous reader
+    no longer gets the post; the registration is kept, marked."""
+    env = {**wp_env(pg_url, model, wp, tmp_path, topics=1), "REVIEW_MODE": "none"}
+    assert factline(env, "run").returncode == 0
+    with open_ledger(pg_url)() as s:
+        publication = s.scalars(select(Publication)).one()
+    edit = tmp_path / "fixed.md"
+    edit.write_text("# Corrected on WordPress\n\nThis corrected paragraph replaced the original text entirely.\n")
+    done = factline(env, "correct", str(publication.id), "--edit", str(edit), "--reason", "facts", "--by", "al")
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = httpx.get(publication.url, follow_redirects=True, timeout=10)
+    assert page.status_code == 200 and "This corrected paragraph replaced" in page.text
+    with open_ledger(pg_url)() as s:
+        row = s.get_one(Publication, publication.id)
+        assert row.url == publication.url and row.verified_at is not None
+    done = factline(env, "retract", str(publication.id), "--reason", "withdrawn", "--by", "al")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert public(publication.url) != 200
+    assert [p["status"] for p in wp.posts(slug=wp.post(publication.external_id)["slug"])] == ["draft"]
+    with open_ledger(pg_url)() as s:
+        registration = s.scalars(select(Registration)).one()
+        assert registration.retracted_at is not None and registration.corrections == 1
