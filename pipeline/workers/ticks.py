@@ -97,6 +97,21 @@ def take(s: Session, run_id: int, heartbeat_seconds: float, stamp: RunStamp) -> 
     return (Take.RESUME, previous) if won.rowcount == 1 else (Take.HELD, previous)
 
 
+def close_orphan(s: Session, run_id: int, reason: str) -> bool:
+    """Close a queued run whose pipeline is no longer configured (compare-and-set on `queued`): whether it did."""
+    closed = s.execute(update(Run).where(Run.id == run_id, Run.status == "queued").values(
+        status="interrupted", verdict="interrupted", stop_reason="orphaned", error=reason[:500], finished_at=now()))
+    return bool(closed.rowcount)
+
+
+def close_overdue(s: Session, run_id: int) -> bool:
+    """Close a run its worker still holds past its deadline (compare-and-set on `running`): whether it did."""
+    closed = s.execute(update(Run).where(Run.id == run_id, Run.status == "running").values(
+        status="finished", verdict="budget", stop_reason="max_seconds", finished_at=now(),
+        error="still in flight past RUN_MAX_SECONDS; closed by its worker's heartbeat"))
+    return bool(closed.rowcount)
+
+
 def beat(s: Session, run_ids: list[int]) -> None:
     """Refresh the heartbeat of the runs this process is executing."""
     if run_ids:
