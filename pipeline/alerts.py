@@ -51,9 +51,6 @@ def run_alert(detail: RunDetail) -> Alert | None:
     facts += [f"failed calls {', '.join(failed)}"] if failed else []
     text = (f"factline run {detail.run_id} ended {detail.verdict} ({reason}, exit {detail.verdict.exit_code})"
             + (": " + "; ".join(facts) if facts else ""))
-    if detail.verdict == Verdict.awaiting_review:
-        text = f"factline run {detail.run_id} awaits review: factline review show {detail.run_id}" + (
-            " (" + "; ".join(facts) + ")" if facts else "")
     return Alert(f"run:{detail.run_id}", {
         "text": text, "event": "run", "run_id": detail.run_id, "pipeline": detail.pipeline,
         "verdict": str(detail.verdict), "reason": reason,
