@@ -3,21 +3,28 @@
 A topic may come with sources and a brief (a JSON Lines file, config.topics; a feed entry's link and
 summary): they are written onto the topic's ledger row when it is picked, for write_draft and the fact check.
 
-A title the ledger cannot hold is skipped with a warning that names it (the file's line number, or the
-feed entry's position) and the rest are used: bytes that are not UTF-8, a NUL character (PostgreSQL's
-text refuses it), more than MAX_TITLE_CHARS characters (the ``topics.title`` column). The file is read
-line by line as bytes, so one bad line, or a 1 MB one, costs that line only.
+A title is cleaned first: control characters (a lone CR, a tab, an escape) become spaces and bidirectional
+controls (U+202E RIGHT-TO-LEFT OVERRIDE and its kin, which make a title read differently than it is stored)
+are removed; then a title the ledger cannot hold, or that is no title, is skipped with a warning that names it
+(the file's line number, or the feed entry's position) and the rest are used: bytes that are not UTF-8, a NUL
+character (PostgreSQL's text refuses it), nothing left after cleaning, an unexpanded entity (``&lol9;``: a feed
+whose DTD entity was not expanded), more than MAX_TITLE_CHARS characters (the ``topics.title`` column). The file
+is read line by line as bytes, so one bad line, or a 1 MB one, costs that line only. A source with no usable
+topic at all says so, rather than that every topic is used.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import httpx
 from loguru import logger
 
-from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Claims, EvidenceFields, Prepared, StrictArgs, ToolResult
 from capabilities.errors import ToolFailed
 from capabilities.feeds import FeedLimits, entry_topics, fetch_feed
 from config import Settings
@@ -30,10 +37,25 @@ class PickTopicArgs(StrictArgs):
     pass
 
 
+BIDI_CONTROLS = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);")
+
+
+def clean_title(title: str) -> str:
+    """``title`` with bidirectional controls removed, other control characters as spaces, whitespace collapsed."""
+    title = title.translate(BIDI_CONTROLS)
+    title = "".join(" " if unicodedata.category(c) == "Cc" and c != "\x00" else c for c in title)
+    return " ".join(title.split())
+
+
 def title_problem(title: str) -> str | None:
-    """Why the ledger cannot hold ``title`` as a topic, or None."""
+    """Why the ledger cannot hold ``title`` (cleaned) as a topic, or None."""
     if "\x00" in title:
         return "holds a NUL character"
+    if not title:
+        return "is empty once control characters are removed"
+    if match := ENTITY.search(title):
+        return f"holds an unexpanded entity {match.group()!r}"
     if len(title) > MAX_TITLE_CHARS:
         return f"is {len(title)} characters long, more than {MAX_TITLE_CHARS}"
     return None
@@ -43,6 +65,7 @@ def _usable(topics: Iterable[tuple[str, TopicSpec]]) -> list[TopicSpec]:
     """The topics the ledger can hold, in order; a warning naming each one skipped (``where``, why)."""
     kept = []
     for where, topic in topics:
+        topic = dataclasses.replace(topic, title=clean_title(topic.title))
         if problem := title_problem(topic.title):
             logger.warning("topics.line_skipped", where=where, problem=problem)
         else:
@@ -98,6 +121,7 @@ class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):
         en_nouns=("topic",),
         keys=("pick_topic", "选题"),
     )
+    evidence = EvidenceFields(quotes=("title",))
 
     def prepare(self, ctx: CapabilityContext, args: PickTopicArgs) -> Prepared[PickTopicArgs]:
         return Prepared(args=args)
@@ -110,6 +134,9 @@ class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):
         specs: dict[str, TopicSpec] = {}
         for spec in read_topics(ctx.settings, ctx.http):
             specs.setdefault(spec.title, spec)  # a title given twice: its first entry counts
+        if not specs and not ctx.forced_topic:
+            raise ToolFailed(f"TOPICS_SOURCE {ctx.settings.topics_source} holds no usable topic (empty, or every "
+                             "entry skipped: see topics.line_skipped)")
         topic = ctx.store.claim_topic(list(specs), ctx.forced_topic)
         if topic is None:
             if ctx.forced_topic:

@@ -2,13 +2,21 @@
 
 The file name is derived from the idempotency key, so ``lookup`` finds an article an earlier
 attempt already wrote. While the target is open it serves LOCAL_SITE_DIR (capabilities.targets.site)
-unless another factline process already does on that port (``factline site serve``, the daemon):
-``serving`` tells which, so ``factline run`` can say when its pages stop being served.
+unless another factline process already does on that port (``factline site serve``, the daemon, another
+``factline run``): ``serving`` tells which, so ``factline run`` can say when its pages stop being served.
+
+Decision (issue #26, finding 5): a target that found the port taken keeps trying to take it over, every
+TAKEOVER_SECONDS while it is open. Several ``factline run`` at once share one server, the first one's; when
+that run exits first, the next one open serves the site within TAKEOVER_SECONDS, so the others' page checks
+(retried on a refused connection) find their pages instead of ending unverified. The site stays served as
+long as any factline process with the local target is open; a process never serves another's folder by
+mistake, since LOCAL_SITE_DIR and LOCAL_SITE_PORT are one deployment's.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 from types import TracebackType
 
@@ -20,6 +28,9 @@ from capabilities.render import article_html
 from capabilities.targets.site import SiteServer, retract_article, write_article
 
 
+TAKEOVER_SECONDS = 0.2
+
+
 class LocalTarget:
     name = "local"
 
@@ -28,6 +39,8 @@ class LocalTarget:
         self.host = host
         self.port = port
         self._server: SiteServer | None = None
+        self._closing = threading.Event()
+        self._watcher: threading.Thread | None = None
 
     @property
     def serving(self) -> bool:
@@ -38,20 +51,38 @@ class LocalTarget:
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}/"
 
-    def __enter__(self) -> LocalTarget:
-        self.site_dir.mkdir(parents=True, exist_ok=True)
+    def _serve(self) -> bool:
         server = SiteServer(self.site_dir, self.host, self.port)
         try:
             self._server = server.__enter__()
-        except OSError as exc:
-            logger.warning("local_site.port_in_use", host=self.host, port=self.port, error=str(exc))
-            return self  # another factline process serves the site; verification will tell
+        except OSError:
+            return False
         self.port = server.port
+        return True
+
+    def _take_over(self) -> None:
+        while not self._closing.wait(TAKEOVER_SECONDS):
+            if self._serve():
+                logger.info("local_site.took_over", url=self.base_url, dir=str(self.site_dir))
+                return
+
+    def __enter__(self) -> LocalTarget:
+        self.site_dir.mkdir(parents=True, exist_ok=True)
+        self._closing.clear()
+        if not self._serve():
+            logger.warning("local_site.port_in_use", host=self.host, port=self.port)
+            self._watcher = threading.Thread(target=self._take_over, name="local-site-takeover", daemon=True)
+            self._watcher.start()  # another factline process serves the site, until it exits
+            return self
         logger.info("local_site.serving", url=self.base_url, dir=str(self.site_dir))
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        self._closing.set()
+        if self._watcher is not None:
+            self._watcher.join(5)
+            self._watcher = None
         if self._server is not None:
             self._server.__exit__(exc_type, exc, tb)
             self._server = None

@@ -59,7 +59,12 @@ def cmd_audit(settings: Settings, args: argparse.Namespace) -> int:
             if not listing.run_exists(s, args.run):
                 raise NoSuchRun(args.run)
             transcript = run_transcript(s, args.run)
-        result = Auditor.factline().audit(transcript)
+        from capabilities import CATALOG
+
+        called = {c.name for m in transcript.messages for c in m.tool_calls}
+        # factline's own tools are read with their declared words; a run of other tools (an Agents SDK run
+        # written by pipeline.hooks.openai_agents) with words derived from their names
+        result = (Auditor.factline() if called <= set(CATALOG) else Auditor(catalog)).audit(transcript)
         totals.add(result)
         show(result)
     auditor = Auditor(catalog)

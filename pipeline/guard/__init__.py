@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from pipeline.guard.artifacts import extract, url_key
-from pipeline.guard.claims import find_claims
+from pipeline.guard.claims import CLAIM_RULES, ClaimRules, find_claims
 from pipeline.guard.evidence import Evidence
 from pipeline.guard.prose_calls import prose_calls
 from pipeline.guard.text import ECHO, NUMBER_MARK, QUOTE, URL_MARK, echo_spans, mask, normalize, quote_spans
@@ -42,8 +42,11 @@ class AgentHallucinationError(StopRun):
                          f"claimed but not executed: {unbacked}; called: {sorted(called)}")
 
 
-def inspect(text: str, evidence: Evidence, catalog: set[str]) -> list[Finding]:
-    """Every claim in ``text`` (``backed``: the ledger shows it), and every ungrounded artifact, score and prose call."""
+def inspect(text: str, evidence: Evidence, catalog: set[str], rules: ClaimRules = CLAIM_RULES) -> list[Finding]:
+    """Every claim in ``text`` (``backed``: the ledger shows it), and every ungrounded artifact, score and prose call.
+
+    ``rules``: the claim reader of the run's catalog (default: every capability of CATALOG).
+    """
     normalized = normalize(text)
     own = mask(normalized, echo_spans(normalized, evidence.quotes), ECHO)  # a quoted title asserts nothing
     artifacts = extract(own)
@@ -54,7 +57,7 @@ def inspect(text: str, evidence: Evidence, catalog: set[str]) -> list[Finding]:
     reading = mask(reading, quotes, QUOTE)
 
     findings: list[Finding] = []
-    for claim in find_claims(reading):
+    for claim in find_claims(reading, rules):
         if claim.score is None:
             findings.append(Finding(FindingKind.claim, claim.capability, claim.span, claim.capability in evidence.called))
         else:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from celery import Celery
 
-from config import Settings
+from config import ConfigError, Settings
 
 TASK = "factline.run_tick"
 RABBITMQ_CONSUMER_TIMEOUT_SECONDS = 1800
@@ -55,3 +55,31 @@ def make_app(pipelines: Sequence[Settings]) -> Celery:
         task_publish_retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5},
     )
     return app
+
+
+class BrokerUnreachable(ConfigError):
+    """The broker cannot be reached at start: one line naming CELERY_BROKER_URL (its password hidden), exit 2 like
+    every problem found at start."""
+
+
+def check_broker(settings: Settings, timeout: float = 5.0) -> None:
+    """Connect to CELERY_BROKER_URL once, within ``timeout``: BrokerUnreachable if it does not answer, so the
+    daemon does not claim ticks it cannot send and a worker does not wait for a broker without saying so."""
+    from kombu import Connection
+
+    shown = make_url_safe(settings.celery_broker_url)
+    try:
+        with Connection(settings.celery_broker_url, connect_timeout=timeout) as conn:
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
+    except Exception as exc:  # kombu raises the transport's own errors (OSError, OperationalError, redis's...)
+        raise BrokerUnreachable(f"the broker at {shown} (CELERY_BROKER_URL) is not reachable: "
+                                f"{exc.__class__.__name__}") from None
+
+
+def make_url_safe(url: str) -> str:
+    """A broker URL with its password replaced by ***."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    return f"{scheme}{sep}{credentials.split(':', 1)[0]}:***@{host}"

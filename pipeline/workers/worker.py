@@ -7,7 +7,11 @@ start one embedded model per child.) While it runs ticks, a heartbeat thread ref
 of each of them every RUN_HEARTBEAT_SECONDS, which tells other workers and the reconciler it is alive.
 
 SIGTERM (systemd stop) is Celery's warm shutdown: no new task is taken, the runs in flight finish, then
-the process exits. A second SIGTERM, or SIGKILL, leaves those tasks unacknowledged: the broker hands
+the process exits; it has an end: after WARM_SHUTDOWN_GRACE_SECONDS the runs still in flight have every request
+cut (the run deadline's stop, pipeline.http) and close `interrupted`. A run in flight past its RUN_MAX_SECONDS
+(stuck where no deadline reaches) stops being beaten and is closed `budget` by the heartbeat thread. A task
+whose arguments are not one run id is rejected in one line and acked; a tick of a pipeline that left the
+pipelines file is closed `interrupted` (orphaned). A second SIGTERM, or SIGKILL, leaves those tasks unacknowledged: the broker hands
 them to another worker, which continues the same runs.
 """
 
@@ -15,9 +19,11 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 from celery import Celery, Task
+from celery.signals import worker_shutting_down
 from loguru import logger
 from sqlalchemy import select
 
@@ -25,13 +31,12 @@ from config import ConfigError, Settings
 from pipeline.ledger import reviews
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
-from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS
 from pipeline.outcome import one_line
 from pipeline.runner import run_once
 from pipeline.review.publisher import continue_approved
 from pipeline.runtime import Publisher, Runtime, open_runtimes
-from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, make_app
-from pipeline.workers.ticks import HEARTBEATS_TO_DEAD, Take, beat, take
+from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, check_broker, make_app
+from pipeline.workers.ticks import HEARTBEATS_TO_DEAD, Take, beat, close_orphan, close_overdue, take
 
 
 class TickRunner:
@@ -42,6 +47,7 @@ class TickRunner:
         self.heartbeat_seconds = heartbeat_seconds
         self.sessions = next(iter(runtimes.values())).sessions
         self.owned: set[int] = set()
+        self.started: dict[int, tuple[float, float]] = {}  # run id -> (monotonic start, its RUN_MAX_SECONDS)
         self._lock = threading.Lock()
         self.stopped = threading.Event()
 
@@ -55,16 +61,17 @@ class TickRunner:
             pipeline = s.scalar(select(Run.pipeline).where(Run.id == run_id))
         runtime = self.runtimes.get(pipeline) if pipeline else None
         if pipeline is not None and runtime is None:
-            logger.error("worker.unknown_pipeline", run_id=run_id, pipeline=pipeline,
-                         configured=sorted(self.runtimes))
-            return Take.HELD  # another worker may have it configured; retried later
+            # the pipelines file is the deployment's: a pipeline this worker does not know has left it
+            with self.sessions.begin() as s:
+                closed = close_orphan(s, run_id, f"pipeline {pipeline!r} is not in the pipelines file any more")
+            logger.warning("worker.orphaned_tick", run_id=run_id, pipeline=pipeline, closed=closed,
+                           configured=sorted(self.runtimes))
+            return Take.DONE
         if runtime is None:
             logger.warning("worker.no_such_run", run_id=run_id)
             return Take.MISSING
         with self.sessions.begin() as s:
-            decision, previous = take(s, run_id, self.heartbeat_seconds, runtime.endpoint.model,
-                                      runtime.endpoint.mode, PROMPT_VERSIONS[runtime.settings.language],
-                                      CATALOG_VERSION)
+            decision, previous = take(s, run_id, self.heartbeat_seconds, runtime.stamp)
         with logger.contextualize(run_id=run_id, pipeline=pipeline):
             logger.info("worker.task", decision=decision.value,
                         previous=f"{previous.host}:{previous.pid}" if previous else None)
@@ -77,6 +84,7 @@ class TickRunner:
     def _run(self, runtime: Runtime, run_id: int) -> None:
         with self._lock:
             self.owned.add(run_id)
+            self.started[run_id] = (time.monotonic(), runtime.settings.run_max_seconds)
         try:
             with self.sessions() as s:
                 approved = reviews.approved_version(s, run_id) is not None
@@ -92,22 +100,59 @@ class TickRunner:
         finally:
             with self._lock:
                 self.owned.discard(run_id)
+                self.started.pop(run_id, None)
 
     def heartbeat_forever(self) -> None:
         while not self.stopped.wait(self.heartbeat_seconds):
-            with self._lock:
-                owned = sorted(self.owned)
-            try:
-                with self.sessions.begin() as s:
-                    beat(s, owned)
-            except Exception:
-                logger.exception("worker.heartbeat_failed", run_ids=owned)
+            self.beat_once()
+
+    def beat_once(self) -> None:
+        """Beat the runs in flight; a run still in flight OVERDUE_BEATS beats past its RUN_MAX_SECONDS (stuck where
+        no deadline reaches: a name lookup, a bug) is no longer beaten and is closed `budget` (max_seconds), so
+        the broker's redelivery or the reconciler never waits on it and its topic is free again."""
+        now_s = time.monotonic()
+        with self._lock:
+            overdue = [r for r, (at, limit) in self.started.items()
+                       if now_s - at > limit + OVERDUE_BEATS * self.heartbeat_seconds]
+            for run_id in overdue:
+                self.owned.discard(run_id)
+                self.started.pop(run_id)
+            owned = sorted(self.owned)
+        try:
+            with self.sessions.begin() as s:
+                beat(s, owned)
+                for run_id in overdue:
+                    closed = close_overdue(s, run_id)
+                    logger.error("worker.run_overdue", run_id=run_id, closed=closed)
+        except Exception:
+            logger.exception("worker.heartbeat_failed", run_ids=owned)
+
+
+MAX_RUN_ID = 2**63 - 1
+OVERDUE_BEATS = 3  # beats past RUN_MAX_SECONDS before a run in flight counts as stuck
+WARM_SHUTDOWN_GRACE_SECONDS = 15.0  # after a warm shutdown starts, runs still in flight are cut and closed
+
+
+def task_run_id(args: tuple[object, ...], kwargs: dict[str, object]) -> int | None:
+    """The run id of a task's arguments: exactly one int in 1..2^63-1, positional or ``run_id=``; else None."""
+    values = [*args, *kwargs.values()]
+    if len(values) != 1 or (kwargs and "run_id" not in kwargs):
+        return None
+    value = values[0]
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_RUN_ID:
+        return None
+    return value
 
 
 def register_task(app: Celery, runner: TickRunner) -> Task:
     @app.task(name=TASK, bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True,
               max_retries=None)
-    def run_tick(task: Task, run_id: int) -> str:
+    def run_tick(task: Task, *args: object, **kwargs: object) -> str:
+        run_id = task_run_id(args, kwargs)
+        if run_id is None:  # returned, so acked: a poison message is never redelivered
+            logger.error("worker.poison_task", task_id=str(task.request.id)[:64], args=repr(args)[:120],
+                         kwargs=repr(sorted(kwargs))[:120])
+            return "rejected"
         decision = runner.execute(run_id)
         if decision is Take.HELD:
             raise task.retry(countdown=runner.retry_after)
@@ -126,10 +171,18 @@ def run_worker(pipelines: Sequence[Settings], concurrency: int, announce: Callab
         if rabbitmq and pipeline.run_max_seconds >= RABBITMQ_CONSUMER_TIMEOUT_SECONDS:
             raise ConfigError(f"invalid setting RUN_MAX_SECONDS (pipeline {pipeline.pipeline!r}): must be below "
                               f"{RABBITMQ_CONSUMER_TIMEOUT_SECONDS} s, RabbitMQ's consumer timeout")
-    with open_runtimes(pipelines) as runtimes:
+    check_broker(settings)
+    cut = threading.Event()  # set WARM_SHUTDOWN_GRACE_SECONDS into a warm shutdown: every request in flight ends
+    with open_runtimes(pipelines, stop=cut) as runtimes:
         runner = TickRunner(runtimes, settings.run_heartbeat_seconds)
         app = make_app(pipelines)
         register_task(app, runner)
+
+        def bound_shutdown(**_: object) -> None:
+            logger.warning("worker.shutting_down", grace_s=WARM_SHUTDOWN_GRACE_SECONDS, in_flight=sorted(runner.owned))
+            threading.Timer(WARM_SHUTDOWN_GRACE_SECONDS, cut.set).start()
+
+        worker_shutting_down.connect(bound_shutdown, weak=False)
         threading.Thread(target=runner.heartbeat_forever, name="heartbeat", daemon=True).start()
         announce(f"factline worker: {concurrency} slot(s), pipelines {', '.join(runtimes)}, "
                  f"queue {settings.celery_queue}")

@@ -23,6 +23,7 @@ from pipeline.runner import run_once
 from pipeline.runtime import Runtime
 from testkit.scripted_model import ScriptedModel
 from tests.cli_helpers import FACTLINE, ROOT, user_env
+from tests.pipeline.test_daemon import free_port
 
 
 def test_pages_have_lang_viewport_date_topic_and_the_index_lists_them_newest_first(tmp_path: Path) -> None:
@@ -110,3 +111,21 @@ def test_run_dry_run_prints_the_preview_path_and_exits_0(settings: Settings, mod
     path = Path(done.stdout.strip().splitlines()[-1].removeprefix("preview: "))
     assert path.parent == tmp_path / "preview" and "<article>" in path.read_text(encoding="utf-8")
     assert not (tmp_path / "site").exists() or not list((tmp_path / "site").glob("a-*.html"))
+
+
+def test_a_run_that_found_the_port_taken_serves_the_site_once_the_server_exits(tmp_path: Path) -> None:
+    """Two local targets on one port (two `factline run` at once): when the one serving closes first, the other
+    takes the port over within a second, so its page checks still find their pages (issue #26, finding 5)."""
+    port = free_port()
+    first, second = LocalTarget(tmp_path / "site", "127.0.0.1", port), LocalTarget(tmp_path / "site", "127.0.0.1", port)
+    with first:
+        with second:
+            assert first.serving and not second.serving
+            (tmp_path / "site" / "a-1.html").write_text("<p>page of the second run</p>")
+            first.__exit__(None, None, None)  # the run serving the port exits first
+            deadline = time.monotonic() + 5
+            while not second.serving and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert second.serving
+            assert "page of the second run" in httpx.get(f"http://127.0.0.1:{port}/a-1.html").text
+        assert not second.serving

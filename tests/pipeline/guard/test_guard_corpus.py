@@ -19,7 +19,7 @@ from tests.paths import CLAIMS, ROOT
 
 CORPUS = CLAIMS
 ALL_RECORDS = load(CORPUS)
-# the kinds issue #24 lists (unseen-kinds.jsonl) have floors of their own: tests/test_guard_unseen_kinds.py
+# the kinds issue #24 lists (unseen-kinds.jsonl) have floors of their own: tests/pipeline/guard/test_guard_unseen_kinds.py
 RECORDS = [r for r in ALL_RECORDS if not r.category.startswith("unseen/")]
 RESULT = evaluate(RECORDS)
 

@@ -61,7 +61,7 @@ def test_correct_updates_the_same_page_verifies_it_and_keeps_the_number(
     with open_ledger(db_url)() as s:
         number = s.scalars(select(Registration)).one().number
     edit = tmp_path / "fixed.md"
-    edit.write_text("# A corrected title\n\nThe corrected paragraph says the year is 2024, not 2023.\n")
+    edit.write_text("# A corrected title\n\nThe corrected paragraph says the pump runs quietly at night.\n")
     done = factline(env, "correct", str(publication.id), "--edit", str(edit), "--reason", "the year", "--by", "bo")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "verified" in done.stdout and number in done.stdout
@@ -73,7 +73,7 @@ def test_correct_updates_the_same_page_verifies_it_and_keeps_the_number(
         assert (registration.number, registration.corrections) == (number, 1)
     with SiteServer(tmp_path / "site", "127.0.0.1", 0) as site:
         page = httpx.get(f"{site.url}{publication.external_id}.html")
-    assert page.status_code == 200 and "the year is 2024" in page.text
+    assert page.status_code == 200 and "runs quietly at night" in page.text
 
 
 def test_a_retracted_publication_is_not_corrected(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
@@ -84,3 +84,15 @@ def test_a_retracted_publication_is_not_corrected(db_url: str, model: ScriptedMo
     edit.write_text("New text.\n")
     done = factline(env, "correct", str(publication.id), "--edit", str(edit), "--reason", "y")
     assert done.returncode == 1 and "retracted" in done.stderr
+
+
+def test_a_correction_with_a_figure_no_source_holds_is_refused(db_url: str, model: ScriptedModel,
+                                                              tmp_path: Path) -> None:
+    """correct passes the fact check again: a new figure no source holds is refused (exit 1), the page unchanged."""
+    env, publication = published(db_url, model, tmp_path)
+    edit = tmp_path / "fixed.md"
+    edit.write_text("The pump saves 73% of the energy.\n")
+    done = factline(env, "correct", str(publication.id), "--edit", str(edit), "--reason", "numbers")
+    assert done.returncode == 1 and "73%" in done.stderr and "refused" in done.stderr
+    with open_ledger(db_url)() as s:
+        assert s.get_one(Publication, publication.id).draft_version_id == publication.draft_version_id

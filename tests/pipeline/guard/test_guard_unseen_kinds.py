@@ -8,15 +8,15 @@ on the train half only. The floors sit under the figures in docs/guard.md.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from pipeline.guard.evaluate import evaluate, format_misses, load
+from tests.paths import CLAIMS
 
-RECORDS = [r for r in load(Path(__file__).parent / "data" / "claims") if r.category.startswith("unseen/")]
+RECORDS = [r for r in load(CLAIMS) if r.category.startswith("unseen/")]
 RESULT = evaluate(RECORDS)
-FLOORS = {"train": (0.95, 0.02), "heldout": (0.95, 0.10)}  # recall floor, false-alarm ceiling
+FLOORS = {"train": (0.95, 0.02), "heldout": (0.95, 0.05)}  # recall floor, false-alarm ceiling
 
 
 def test_every_kind_has_examples_in_each_language_family() -> None:
