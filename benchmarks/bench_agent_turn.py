@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import dataclasses
 import json
 import pstats
 import statistics
@@ -125,9 +126,9 @@ def run_factline(base_url: str, sampler: Sampler, runs: int, real: bool) -> None
                                  factline_model="scripted", local_site_dir=Path(folder) / "site", local_site_port=0,
                                  agent_max_continue_prompts=0 if not real else 2)
         production_logs_to_devnull()
-        if not real:
-            runner.CATALOG = noop_catalog()  # same names and Args; TOOLS (the schemas sent) are unchanged
         with open_runtime(settings) as rt:
+            if not real:  # same names and Args: the schemas sent are unchanged
+                rt = dataclasses.replace(rt, catalog=noop_catalog())
             for i in range(runs):
                 sampler.around(lambda: runner.run_once(rt, topic=f"Benchmark topic {i}"))
 

@@ -149,6 +149,8 @@ class Settings(BaseSettings):
     schedule_cron: str = "0 6 * * *"
     schedule_timezone: str = "UTC"
     schedule_misfire_grace_seconds: int = Field(300, ge=1, le=DAY)
+    # ticks missed while no scheduler ran (within the grace time): each its own run, only the latest, or none
+    schedule_catch_up: Literal["all", "latest", "none"] = "all"
     report_cron: str = "55 23 * * *"
     alert_webhook_url: str | None = None
     alert_deadline_seconds: float = seconds(10.0, HOUR)  # one POST, all of it (pipeline.webhook)

@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from capabilities.targets import LocalTarget
 from config import ConfigError, Settings
-from pipeline.alerts import Alert, no_publication_alert, run_alert
+from pipeline.alerts import Alert, no_publication_alert, review_alert, run_alert
 from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.db import open_ledger
@@ -54,7 +54,7 @@ from pipeline.runner import TickAlreadyClaimed, run_once
 from pipeline.runtime import Runtime, open_runtimes
 from pipeline.stopping import on_stop_signals, wait_for_stop
 from pipeline.workers.app import check_broker, make_app
-from pipeline.workers.dispatch import Schedule, TickSender
+from pipeline.workers.dispatch import Schedule, TickSender, ticks_to_catch_up
 from pipeline.web import WebServer, build_app, check_exposure
 from pipeline.webhook import WebhookSender
 from pipeline.workers.ticks import FinishedRuns
@@ -137,6 +137,14 @@ class Daemon:
                 return
             self._run_inline(pipeline, scheduled_for)
 
+    def catch_up(self, pipeline: str, fire_times: list[datetime]) -> None:
+        """Inline: run the ticks missed while no scheduler ran, one after the other, until a stop."""
+        logger.warning("tick.caught_up", pipeline=pipeline, scheduled_for=[t.isoformat() for t in fire_times])
+        for fire_time in fire_times:
+            if self.stop.is_set():
+                return
+            self.tick(pipeline, fire_time)
+
     def _run_inline(self, pipeline: str, scheduled_for: datetime) -> None:
         try:
             result = run_once(self.runtimes[pipeline], trigger="schedule", scheduled_for=scheduled_for,
@@ -186,6 +194,7 @@ class Daemon:
             ledger = day_ledger(s, day, tz, pipeline)
         logger.info("report.daily", pipeline=pipeline, day=day.isoformat(), report=format_day(ledger))
         self._alert(pipeline, no_publication_alert(ledger))
+        self._alert(pipeline, review_alert(ledger, datetime.now(UTC)))
 
     def _alert(self, pipeline: str, alert: Alert | None) -> None:
         """Queue the alert on the pipeline's webhook (its own thread sends it; this thread never waits)."""
@@ -195,6 +204,11 @@ class Daemon:
     def _sleep(self, seconds: float) -> None:
         """Retry waits end early when a stop is requested; the loop then stops before its next step."""
         self.stop.wait(seconds)
+
+
+def schedule_of(p: Settings, triggers: dict[str, tuple[CronTrigger, CronTrigger]]) -> Schedule:
+    """What catching up needs of one pipeline: its tick trigger, grace time and SCHEDULE_CATCH_UP."""
+    return Schedule(p.pipeline, triggers[p.pipeline][0], p.schedule_misfire_grace_seconds, p.schedule_catch_up)
 
 
 def check_schedules(pipelines: Sequence[Settings]) -> dict[str, tuple[CronTrigger, CronTrigger]]:
@@ -223,8 +237,7 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
         if settings.executor == "celery":
             check_broker(settings)  # one line and exit 2: no tick is claimed that could not be sent
             sessions = open_ledger(settings.database_url)
-            schedules = [Schedule(p.pipeline, triggers[p.pipeline][0], p.schedule_misfire_grace_seconds)
-                         for p in pipelines]
+            schedules = [schedule_of(p, triggers) for p in pipelines]
             sender = TickSender(sessions, make_app(pipelines), settings.celery_queue, schedules,
                                 reconcile_seconds=settings.celery_reconcile_seconds,
                                 heartbeat_seconds=settings.run_heartbeat_seconds, stop=stop)
@@ -271,6 +284,13 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
         if sender is not None:  # at once (ticks missed while no scheduler ran), then every interval
             scheduler.add_job(daemon.reconcile, IntervalTrigger(seconds=settings.celery_reconcile_seconds),
                               id="reconcile", name="reconcile lost ticks", next_run_time=datetime.now(UTC))
+        else:  # inline: the ticks missed while no scheduler ran, as each pipeline's SCHEDULE_CATCH_UP says, at once
+            with sessions() as s:
+                due = {p.pipeline: ticks_to_catch_up(s, schedule_of(p, triggers)) for p in pipelines}
+            for name, times in due.items():
+                if times:
+                    scheduler.add_job(daemon.catch_up, args=[name, times], id=f"catch-up:{name}",
+                                      name=f"{name} catch-up", next_run_time=datetime.now(UTC))
         scheduler.start()
         healthy.set()
         logger.info("daemon.started", executor=settings.executor, pipelines=[p.pipeline for p in pipelines],

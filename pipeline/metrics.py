@@ -39,6 +39,10 @@ class Metrics:
                                registry=r)
         self.duration = Histogram("factline_run_duration_seconds", "Run duration", [p], registry=r,
                                   buckets=(1, 5, 15, 30, 60, 120, 300, 600, 900, 1800))
+        self.lateness = Histogram("factline_tick_lateness_seconds",
+                                  "Seconds from a tick's scheduled time to its run's start (inline), or to its task's "
+                                  "sending and a worker taking it (celery)", [p, "stage"], registry=r,
+                                  buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900))
         self.last_publication = Gauge("factline_last_publication_timestamp_seconds",
                                       "Unix time of the last verified, registered publication", [p], registry=r)
 
@@ -47,6 +51,8 @@ class Metrics:
         p = detail.pipeline
         self.runs.labels(p, str(detail.verdict)).inc()
         self.duration.labels(p).observe(seconds)
+        for stage, late in detail.lateness().items():
+            self.lateness.labels(p, stage).observe(max(0.0, late))
         self.hallucinations.labels(p).inc(detail.hallucinations_caught())
         for nudge in detail.nudges:
             self.nudges.labels(p, str(nudge.kind)).inc()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 
+from capabilities import CATALOG
 from config import load_settings
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
@@ -24,7 +25,7 @@ from testkit.phoenix import Phoenix
 from testkit.scripted_model import Reply, ScriptedModel, say, script, step_call
 
 PROJECT = "factline"
-STEPS = ("pick_topic", "write_draft", "humanize", "publish", "register")
+STEPS = tuple(CATALOG)[:-1]  # the pipeline but its report, which comes with the final words
 
 
 def main() -> None:

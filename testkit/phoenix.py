@@ -1,4 +1,4 @@
-"""Arize Phoenix, the trace store of tests/test_tracing_phoenix.py and scripts/phoenix_screenshot.py.
+"""Arize Phoenix, the trace store of tests/pipeline/test_tracing_phoenix.py and scripts/phoenix_screenshot.py.
 
 Phoenix comes from PyPI into a virtual environment of its own (``make phoenix``: ``.venv-phoenix``, or
 FACTLINE_PHOENIX names its ``phoenix`` program): it pins a SQLAlchemy 2.1 that factline's ledger does not

@@ -135,6 +135,11 @@ class RunDetail:
     sources: tuple[SourceRow, ...] = ()
     fact_checks: tuple[FactCheckRow, ...] = ()
     trace_id: str | None = None  # the run's OpenTelemetry trace, when traces were on
+    sent_at: datetime | None = None  # EXECUTOR=celery: when its task was (last) sent to the broker
+
+    def lateness(self) -> dict[str, float]:
+        """How late the tick went, by stage (``tick_lateness``); empty for a run no schedule made."""
+        return tick_lateness(self.scheduled_for, self.started_at, self.sent_at)
 
     def hallucinations_caught(self) -> int:
         """Model turns with at least one unbacked finding, counted as pipeline.ledger.daily counts them."""
@@ -156,8 +161,21 @@ class RunDetail:
             "publications": [vars(p) for p in self.publications], "dry_run": self.dry_run,
             "sources": [vars(src) for src in self.sources],
             "fact_checks": [{**vars(c), "facts": [vars(f) for f in c.facts]} for c in self.fact_checks],
-            "trace_id": self.trace_id,
+            "trace_id": self.trace_id, "lateness": self.lateness(),
         }
+
+
+def tick_lateness(scheduled_for: datetime | None, started_at: datetime | None,
+                  sent_at: datetime | None) -> dict[str, float]:
+    """Seconds from a tick's scheduled time, from the runs row: ``start`` (inline: the run opened), or ``sent``
+    (celery: the broker confirmed the task; a re-sent tick counts its last send) and ``taken`` (a worker took
+    it: a celery run's started_at is set when it is taken). Empty for a manual run."""
+    scheduled, started, sent = _utc(scheduled_for), _utc(started_at), _utc(sent_at)
+    if scheduled is None or started is None:
+        return {}
+    if sent is None:
+        return {"start": (started - scheduled).total_seconds()}
+    return {"sent": (sent - scheduled).total_seconds(), "taken": (started - scheduled).total_seconds()}
 
 
 def _utc(when: datetime | None) -> datetime | None:
@@ -196,7 +214,8 @@ def run_detail(s: Session, run_id: int) -> RunDetail | None:
         stop_reason=run.stop_reason, error=run.error, model=run.model, tool_call_mode=run.tool_call_mode,
         started_at=started_at, finished_at=_utc(run.finished_at), tokens=run.tokens_used, tool_calls=calls,
         claims=claims, nudges=nudges, events=events, registrations=registrations, publications=publications,
-        dry_run=run.dry_run, trace_id=run.trace_id, sources=sources, fact_checks=_fact_checks(s, run_id))
+        dry_run=run.dry_run, trace_id=run.trace_id, sources=sources, fact_checks=_fact_checks(s, run_id),
+        sent_at=_utc(run.sent_at))
 
 
 def _fact_checks(s: Session, run_id: int) -> tuple[FactCheckRow, ...]:

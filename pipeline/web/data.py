@@ -21,6 +21,7 @@ from sqlalchemy import Select, case, distinct, func, select
 from sqlalchemy.orm import Session
 
 from pipeline.ledger.daily import day_bounds
+from pipeline.ledger.detail import tick_lateness
 from pipeline.ledger.models import Claim, Publication, Registration, Run, Topic
 
 __all__ = ["PAGE_SIZE", "Filters", "Link", "PipelineTotals", "PublicationLine", "PublicationsPage", "RunLine",
@@ -83,6 +84,7 @@ class RunLine:
     model: str | None
     topic: str | None
     links: list[Link] = field(default_factory=list)
+    late: float | None = None  # a scheduled run: seconds from its tick to its start (or to a worker taking it)
 
     @property
     def failed(self) -> bool:
@@ -160,8 +162,10 @@ def _line(run: Run, topic: str | None, links: list[Link]) -> RunLine:
     started, finished = utc(run.started_at), utc(run.finished_at)
     assert started is not None
     seconds = (finished - started).total_seconds() if finished else None
+    lateness = tick_lateness(run.scheduled_for, run.started_at, run.sent_at)
+    late = lateness.get("start", lateness.get("taken"))
     return RunLine(run.id, run.pipeline, run.trigger, started, seconds, run.status, run.verdict, run.stop_reason,
-                   run.error, run.model, topic, links)
+                   run.error, run.model, topic, links, late)
 
 
 def run_links(s: Session, run_ids: list[int]) -> dict[int, list[Link]]:

@@ -99,6 +99,7 @@ class RunStory:
     topic: str | None
     diff: queries.RunDiff
     trace_id: str | None
+    lateness: dict[str, float]  # a scheduled run: seconds late at each stage (pipeline.ledger.detail.tick_lateness)
     diff_line: str
     turns: tuple[TurnView, ...]
     events: tuple[dict[str, Any], ...]  # LLM retries, escalations, stops: {"kind", ...detail}
@@ -145,6 +146,7 @@ def run_story(s: Session, run_id: int) -> RunStory | None:
         prompt_version=prompt_version, catalog_version=catalog_version, started_at=detail.started_at,
         finished_at=detail.finished_at, status=detail.status, verdict=detail.verdict, stop_reason=detail.stop_reason,
         error=detail.error, tokens=detail.tokens, topic=topic, diff=diff, trace_id=detail.trace_id,
+        lateness=detail.lateness(),
         diff_line=diff.line(), turns=turns,
         events=tuple(e for e in events if e["kind"] != EventKind.tool_retry),
         links=tuple(run_links(s, [run_id]).get(run_id, [])), sources=detail.sources, fact_checks=detail.fact_checks,

@@ -2,10 +2,11 @@
 
     tick(pipeline, fire time): claim the runs row (queued) -> send_task (confirmed by the broker) -> sent_at
     reconcile(), at start and every CELERY_RECONCILE_SECONDS:
-      - claim and send every tick of the last SCHEDULE_MISFIRE_GRACE_SECONDS that has no run, from the
-        pipeline's first tick on: ticks that fell while no scheduler ran, or whose job APScheduler
-        skipped (busy or late); each is its own run (not coalesced: a tick is queued work, and the
-        workers absorb it at their pace). A pipeline that never ticked catches nothing up.
+      - claim and send the ticks of the last SCHEDULE_MISFIRE_GRACE_SECONDS that have no run, from the
+        pipeline's first tick on, as its SCHEDULE_CATCH_UP says (``ticks_to_catch_up``): ticks that fell
+        while no scheduler ran, or whose job APScheduler skipped (busy or late); with ``all`` (the default)
+        each is its own run (not coalesced: a tick is queued work, and the workers absorb it at their pace).
+        A pipeline that never ticked catches nothing up.
       - re-send runs claimed but never confirmed sent (the scheduler died between claim and send, or
         the broker was down), and runs whose worker stopped beating (a task lost with its worker)
 
@@ -41,6 +42,7 @@ class Schedule:
     pipeline: str
     trigger: CronTrigger
     grace_seconds: float
+    catch_up: str = "all"  # SCHEDULE_CATCH_UP: all | latest | none
 
 
 class TickSender:
@@ -84,26 +86,44 @@ class TickSender:
         return caught_up + resent
 
     def _fill_gaps(self, schedule: Schedule) -> list[int]:
-        """Claim the ticks without a run between the pipeline's first tick (if within the grace time) and now."""
-        until = now() - timedelta(seconds=SETTLE_SECONDS)
-        since = until - timedelta(seconds=schedule.grace_seconds)
+        """Claim the ticks without a run that the pipeline's catch-up policy keeps (``ticks_to_catch_up``)."""
         with self.sessions() as s:
-            first = s.scalar(select(func.min(Run.scheduled_for)).where(
-                Run.pipeline == schedule.pipeline, Run.trigger == "schedule"))
-            if first is None:
-                return []  # a pipeline that never ticked has nothing to catch up
-            since = max(since, aware(first))
-            have = {aware(t) for t in s.scalars(select(Run.scheduled_for).where(
-                Run.pipeline == schedule.pipeline, Run.scheduled_for > since))}
+            due = ticks_to_catch_up(s, schedule)
         claimed = []
-        for fire_time in missed_fire_times(schedule.trigger, since, until):
+        for fire_time in due:
             if self.stop.is_set():
                 break
-            if fire_time not in have and (run_id := self.tick(schedule.pipeline, fire_time)) is not None:
+            if (run_id := self.tick(schedule.pipeline, fire_time)) is not None:
                 claimed.append(run_id)
         if claimed:
             logger.warning("tick.caught_up", pipeline=schedule.pipeline, run_ids=claimed)
         return claimed
+
+
+def ticks_to_catch_up(s: Session, schedule: Schedule) -> list[datetime]:
+    """The fire times without a run, within the grace time and from the pipeline's first tick on, that
+    SCHEDULE_CATCH_UP keeps: ``all`` each of them (each its own run), ``latest`` only the most recent one
+    after the pipeline's latest tick, ``none`` nothing. A pipeline that never ticked catches nothing up;
+    what is left out is logged ``tick.missed`` (with how many) once, when it is decided."""
+    if schedule.catch_up == "none":
+        return []
+    until = now() - timedelta(seconds=SETTLE_SECONDS)
+    since = until - timedelta(seconds=schedule.grace_seconds)
+    first, last = s.execute(select(func.min(Run.scheduled_for), func.max(Run.scheduled_for)).where(
+        Run.pipeline == schedule.pipeline, Run.trigger == "schedule")).one()
+    if first is None:
+        return []  # a pipeline that never ticked has nothing to catch up
+    since = max(since, aware(first))
+    if schedule.catch_up == "latest":
+        since = max(since, aware(last))  # gaps before the latest tick were decided when it was
+    have = {aware(t) for t in s.scalars(select(Run.scheduled_for).where(
+        Run.pipeline == schedule.pipeline, Run.scheduled_for > since))}
+    missing = [t for t in missed_fire_times(schedule.trigger, since, until) if t not in have]
+    if schedule.catch_up == "latest" and len(missing) > 1:
+        logger.warning("tick.missed", pipeline=schedule.pipeline, count=len(missing) - 1, policy="latest",
+                       scheduled_for=[t.isoformat() for t in missing[:-1]])
+        return missing[-1:]
+    return missing
 
 
 def send_run(settings: Settings, sessions: sessionmaker[Session], run_id: int) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from capabilities import CATALOG
 from config import Settings
 from pipeline.ledger.detail import run_detail
 from pipeline.metrics import Metrics
@@ -24,7 +25,7 @@ from testkit.scripted_model import Reply, Request, ScriptedModel, say, script, s
 from tests.conftest import make_settings
 
 PROJECT = "factline-test"
-STEPS = ("pick_topic", "write_draft", "humanize", "publish", "register", "report")
+STEPS = tuple(CATALOG)  # the pipeline in catalog order
 FINAL = "Published and registered; the report is done."
 
 
