@@ -35,6 +35,12 @@ from config import Settings
 PASSING = frozenset({"passed", "warned", "off"})  # the fact-check statuses publish accepts
 
 
+def given(topic: TopicRecord) -> str:
+    """What the topic itself says, evidence beside the sources: its title (a title-cased heading that repeats
+    it names nothing new) and its brief."""
+    return "\n".join(part for part in (topic.title, topic.brief) if part)
+
+
 def check_version(store: Store, version: DraftVersionRecord, topic: TopicRecord, mode: str) -> FactReport:
     """Check ``version`` against the run's readable sources and the topic's brief, and record the check.
 
@@ -42,7 +48,7 @@ def check_version(store: Store, version: DraftVersionRecord, topic: TopicRecord,
     mode the run's own check had; a ``strict`` failure is the caller's to refuse.
     """
     sources = [(s.number, s.text or "") for s in store.run_sources() if s.ok and s.text]
-    report = check_facts(f"# {version.title}\n\n{version.body}", sources, topic.brief)
+    report = check_facts(f"# {version.title}\n\n{version.body}", sources, given(topic))
     status = "passed" if report.passed else ("warned" if mode == "warn" else "failed")
     store.record_fact_check(draft_version_id=version.id, round=0, mode=mode, status=status, detail=report.summary(),
                             facts=list(report.facts))
@@ -109,7 +115,7 @@ class FactCheck(Capability[FactCheckArgs, FactCheckPlan]):
         sources = [(s.number, s.text or "") for s in readable]
         limit = ctx.settings.fact_check_max_revisions
         for round_ in range(limit + 1):
-            report = check_facts(f"# {version.title}\n\n{version.body}", sources, topic.brief)
+            report = check_facts(f"# {version.title}\n\n{version.body}", sources, given(topic))
             last = report.passed or round_ == limit
             status = "passed" if report.passed else ("warned" if mode == "warn" and last else "failed")
             ctx.store.record_fact_check(draft_version_id=version.id, round=round_, mode=mode, status=status,

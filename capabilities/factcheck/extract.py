@@ -127,9 +127,15 @@ def _sentence(text: str, at: int) -> str:
     return " ".join(text[start:end].split())[:400]
 
 
+ENUMERATORS = re.compile(r"\b(Fact|Step|Part|Section|Chapter|Tip|Point|Rule|Lesson|Reason|Option|Phase|Stage|Item|"
+                         r"Lesson|Question|Example|Figure|Table)\s+(\d{1,2})\b|第\s*\d{1,2}\s*(?=[步章节部分点条个])")
+
+
 def _clean(markdown: str) -> str:
-    """Markdown marks that are not words: citation markers [1], emphasis, list markers, heading marks."""
+    """Marks that are not facts: citation markers [1], emphasis, list and heading marks, and the numbers that
+    only count the article's own parts ("Fact 2:", "Step 3", 第2步)."""
     text = re.sub(r"\[(\d{1,2})\](?!\()", " ", markdown)
+    text = ENUMERATORS.sub(lambda m: (m.group(1) or "第") + " " * (m.end() - m.start() - len(m.group(1) or "第")), text)
     text = re.sub(r"^\s{0,3}(?:#{1,6}|[-*+>]|\d{1,3}[.)])\s+", "\n", text, flags=re.M)
     text = re.sub(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`", "", text)
     return re.sub(r"\[([^\]]*)\]\((https?://[^)\s]+)\)", r"\1 \2", text)

@@ -86,3 +86,18 @@ def test_corpus_recall_per_kind_and_false_alarms_hold_their_floors() -> None:
         caught, injected = score.recall(kind)
         assert caught == injected > 0, (kind, score.misses)
     assert sum(score.false_alarms.values()) <= 2, score.alarms  # 2 of 41 measured: '503' given as a 5xx
+
+
+def test_numbers_that_count_the_articles_parts_are_not_facts() -> None:
+    """'### Fact 2:' or 'Step 3' numbers the article, not the world (seen in the embedded model's output)."""
+    assert [f.text for f in extract_facts("### Fact 2: Timeouts are retried\n\nStep 3 is to wait. 第2步：等待。")] == []
+
+
+def test_a_title_cased_heading_repeating_the_topic_is_backed_by_it() -> None:
+    """The topic's title is given, not invented: 'Exponential Backoff' in a heading is found in it."""
+    from capabilities.fact_check import given
+    from capabilities.records import TopicRecord
+
+    topic = TopicRecord(1, "Exponential backoff with jitter, in factline's retry policy")
+    report = check_facts("# Exponential Backoff with Jitter\n\nIt retries.", [(1, "It retries.")], given(topic))
+    assert report.passed
