@@ -260,7 +260,8 @@ def _scan_names(scan: _Scan) -> None:
     def flush() -> None:
         while run and run[0].group().lower() in STARTERS:
             run.pop(0)
-        if run and not (len(run) == 1 and _sentence_start(scan.masked, run[0].start())):
+        if run and not (len(run) == 1 and _sentence_start(scan.masked, run[0].start())) \
+                and not _title_cased(scan.masked, run[0].start()):
             tokens = [re.sub(r"['’]s$", "", m.group()) for m in run]
             if not (len(tokens) == 1 and (tokens[0].lower() in MONTHS or tokens[0] == "I")):
                 start, end = run[0].start(), run[-1].end()
@@ -281,6 +282,19 @@ def _scan_names(scan: _Scan) -> None:
             flush()
         previous_end = m.end()
     flush()
+
+
+def _title_cased(text: str, at: int) -> bool:
+    """Whether ``at`` lies in a Title Case heading or label ("Verification Steps", "Word Count: ..."): the line up
+    to its first colon has most of its words capitalised. Such words are headings, not names (embedded trial)."""
+    start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at) if text.find("\n", at) >= 0 else len(text)
+    colon = text.find(":", at, line_end)
+    segment = text[start:colon] if colon >= 0 else text[start:line_end]
+    if colon < 0 and segment.rstrip().endswith((".", "!", "?")):
+        return False  # a sentence, not a heading or a label
+    tokens = [t for t in re.findall(r"[A-Za-z][A-Za-z'’-]*", segment) if len(t) > 3]
+    return len(tokens) >= 2 and sum(t[0].isupper() for t in tokens) >= 0.75 * len(tokens)
 
 
 def _sentence_start(text: str, at: int) -> bool:

@@ -101,3 +101,9 @@ def test_a_title_cased_heading_repeating_the_topic_is_backed_by_it() -> None:
     topic = TopicRecord(1, "Exponential backoff with jitter, in factline's retry policy")
     report = check_facts("# Exponential Backoff with Jitter\n\nIt retries.", [(1, "It retries.")], given(topic))
     assert report.passed
+
+
+def test_title_case_headings_and_labels_are_not_names() -> None:
+    """'Verification Steps' as a heading and 'Word Count:' as a label are no names; a sentence's name still is."""
+    text = "## Verification Steps\n\nWord Count: the page holds 98% of it.\n\nIt was built by Jane Smith."
+    assert [(f.kind, f.text) for f in extract_facts(text)] == [("percent", "98%"), ("name", "Jane Smith")]
