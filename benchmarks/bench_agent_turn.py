@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import dataclasses
 import json
 import pstats
 import statistics
@@ -135,9 +136,9 @@ def run_factline(base_url: str, sampler: Sampler, runs: int, real: bool, traced:
                                  otel_exporter_otlp_endpoint=DEAD_COLLECTOR if traced else None,
                                  otel_bsp_schedule_delay=100)
         production_logs_to_devnull()
-        if not real:
-            runner.CATALOG = noop_catalog()  # same names and Args; TOOLS (the schemas sent) are unchanged
         with open_runtime(settings) as rt:
+            if not real:  # same names and Args: the schemas sent are unchanged
+                rt = dataclasses.replace(rt, catalog=noop_catalog())
             for i in range(runs):
                 sampler.around(lambda: runner.run_once(rt, topic=f"Benchmark topic {i}"))
 

@@ -18,12 +18,13 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks.common import IMAGES, Stats, progress, save, table
+from capabilities import CATALOG
 from pipeline.guard import Evidence, inspect
 from pipeline.guard.claims import find_claims
 
-CATALOG = {"pick_topic", "write_draft", "humanize", "publish", "register", "report"}
-EVIDENCE = Evidence.from_results({"pick_topic"}, [{"url": "http://127.0.0.1:8765/a.html",
-                                                    "registration_number": "CT-20260101-001"}])
+NAMES = set(CATALOG)
+EVIDENCE = Evidence.from_results({"pick_topic"}, [("publish", {"url": "http://127.0.0.1:8765/a.html"}),
+                                                  ("register", {"registration_number": "CT-20260101-001"})], CATALOG)
 UNITS: dict[str, str | Callable[[int], str]] = {
     "english": ("The draft was written and then reviewed by the editor; it will be published later today, once "
                 "the checks pass. See http://127.0.0.1:8765/a.html for the page and CT-20260101-001 for the entry. "),
@@ -57,7 +58,7 @@ def seconds(fn: Callable[[str], Any], text: str, budget: float) -> list[float]:
 
 
 def scan(text: str) -> Any:
-    return inspect(text, EVIDENCE, CATALOG)
+    return inspect(text, EVIDENCE, NAMES)
 
 
 def chart(results: list[dict[str, Any]]) -> None:

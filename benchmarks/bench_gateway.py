@@ -27,6 +27,7 @@ from sqlalchemy import event
 
 from benchmarks.common import Stats, production_logs_to_devnull, progress, repeat, save, table
 from benchmarks.noop import noop_catalog
+from capabilities import CATALOG
 from capabilities.base import CapabilityContext
 from config import load_settings
 from config.secrets import Redactor
@@ -40,7 +41,8 @@ from pipeline.retry import RetryPolicy
 
 REPLY = ("已完成：选题已确定，草稿已写好。The draft for topic 12 is written and humanized with a score of 82; "
          "next I will publish it to http://127.0.0.1:8765/articles/benchmarks.html and then register it.")
-EVIDENCE = [{"topic_id": 12, "title": "Benchmarks"}, {"draft_id": 3, "version_id": 5, "score": 82}]
+EVIDENCE = [("pick_topic", {"topic_id": 12, "title": "Benchmarks"}),
+            ("humanize", {"draft_id": 3, "version_id": 5, "score": 82})]
 
 
 class Unit:
@@ -76,7 +78,8 @@ class Unit:
         return self.gateway.dispatch(1, call)
 
     def guard(self) -> Any:
-        return inspect(REPLY, Evidence.from_results({"pick_topic", "write_draft", "humanize"}, EVIDENCE), self.names)
+        return inspect(REPLY, Evidence.from_results({"pick_topic", "write_draft", "humanize"}, EVIDENCE, CATALOG),
+                       self.names)
 
     def call_and_guard(self) -> None:
         self.dispatch()

@@ -8,19 +8,29 @@ A capability is one module declaring everything about one tool:
                                    and the scripted test model fills arguments from it
     probe_task, lookalike          the probe suite's task for this tool and the lookalike decoy name set beside it
     claims                         its claim vocabulary (Claims): zh and en words of text asserting it completed
+    evidence                       the fields of its result that ground what the model may say (EvidenceFields):
+                                   URLs, registration numbers, scores, titles it may quote; the guard reads no other
+    version_kind                   the kind of draft version it writes ("draft", "humanized"), or None
+    takes_version                  its ``version_id`` argument is the version the nearest step before it made
+                                   (catalog_of binds it: the argument's source and the kind prepare accepts);
+                                   ``also_takes`` names other kinds it accepts (publish: an editor's "edited").
+                                   One that writes no kind of its own (fact_check) passes the version on: its
+                                   result's ``version_id`` is of the kind it took (``result_kind``)
+    side_effect                    it changes what others see (a post, a registration): a dry run stops before the first
     prepare(ctx, args) -> Prepared business validation, the idempotency key, the records it needs: read once,
                                    no side effect and no network; raises ToolRejected
     execute(ctx, prepared)         the work; raises from capabilities.errors (the gateway retries Retryable)
 
 pipeline.catalog derives the system prompt, the tool schemas and their versions from CATALOG; the
-probe suite derives its factline probes from it; the guard its claim rules.
+probe suite derives its factline probes from it; the guard its claim rules and its evidence; the dry run
+its steps.
 """
 
 from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -28,7 +38,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 
 from capabilities.errors import ToolRejected
-from capabilities.records import Article, PublishedItem
+from capabilities.records import Article, DraftVersionRecord, PublishedItem
 from capabilities.store import Store
 from config import Settings
 
@@ -128,6 +138,39 @@ class Claims:
     keys: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class EvidenceFields:
+    """Where a capability's result holds evidence, as field paths: ``url``, or ``publications[].url`` (each item
+    of the list ``publications``). The guard grounds an artifact in the model's text only by a value at one of
+    these paths (pipeline.guard.evidence): a field not declared here grounds nothing, whatever its name.
+
+        urls           page addresses the model may cite (publish's ``url``)
+        registrations  registration numbers (register's ``registration_number``)
+        scores         scores the model may state (humanize's ``score``)
+        quotes         text the model may repeat verbatim without claiming anything (a topic's ``title``)
+    """
+
+    urls: tuple[str, ...] = ()
+    registrations: tuple[str, ...] = ()
+    scores: tuple[str, ...] = ()
+    quotes: tuple[str, ...] = ()
+
+
+def field_values(payload: Any, path: str) -> Iterator[Any]:
+    """The values at ``path`` in a result (``a.b``, ``items[].url``); nothing where the path does not lead."""
+    head, _, rest = path.partition(".")
+    name, each = (head[:-2], True) if head.endswith("[]") else (head, False)
+    if not isinstance(payload, Mapping) or name not in payload:
+        return
+    value = payload[name]
+    items = value if each and isinstance(value, list) else [value] if not each else []
+    for item in items:
+        if rest:
+            yield from field_values(item, rest)
+        else:
+            yield item
+
+
 def require_own(record: R | None, what: str, mine: Callable[[R], bool], foreign: str = "belongs to another run") -> R:
     """The record an argument names, if it exists and ``mine`` accepts it; otherwise the call is rejected.
 
@@ -151,6 +194,12 @@ class Capability(ABC, Generic[A, P]):
     probe_task: ClassVar[str]
     lookalike: ClassVar[str]
     claims: ClassVar[Claims] = Claims()
+    evidence: ClassVar[EvidenceFields] = EvidenceFields()
+    version_kind: ClassVar[str | None] = None
+    takes_version: ClassVar[bool] = False
+    also_takes: ClassVar[tuple[str, ...]] = ()
+    side_effect: ClassVar[bool] = False
+    source: Capability[Any, Any] | None = None  # for takes_version: the step whose version it takes (catalog_of)
 
     @abstractmethod
     def prepare(self, ctx: CapabilityContext, args: A) -> P:
@@ -159,6 +208,31 @@ class Capability(ABC, Generic[A, P]):
     @abstractmethod
     def execute(self, ctx: CapabilityContext, prepared: P) -> ToolResult:
         """Do the work; raise from capabilities.errors on failure. May run more than once (retries)."""
+
+    def result_kind(self) -> str | None:
+        """The kind of the version its result's ``version_id`` names: the kind it writes, or the one it passes on."""
+        if self.version_kind is not None:
+            return self.version_kind
+        return self.source.result_kind() if self.source is not None else None
+
+    def taking_from(self, source: Capability[Any, Any]) -> Capability[Any, Any]:
+        """A copy of this step bound to the step before it that made the version it takes (catalog_of)."""
+        bound = copy.copy(self)
+        bound.source = source
+        bound.inputs = {**self.inputs, "version_id": f"{source.name}.version_id"}  # type: ignore[misc]
+        return bound
+
+    def taken_version(self, ctx: CapabilityContext, version_id: int) -> DraftVersionRecord:
+        """The version a step that ``takes_version`` is given: this run's, of the kind its source step makes."""
+        source = self.source
+        if source is None:
+            raise RuntimeError(f"{self.name} takes a version but is not in a catalog (capabilities.catalog_of)")
+        version = require_own(ctx.store.draft_version(version_id), f"draft version {version_id}",
+                              lambda v: v.run_id == ctx.run_id)
+        kind = source.result_kind()
+        if version.kind != kind and version.kind not in self.also_takes:
+            raise ToolRejected(f"draft version {version_id} is not {kind} yet; call {source.name} first")
+        return version
 
     def prompt_step(self) -> str:
         """This tool's line in the system prompt: its call, each argument saying where its value comes from."""

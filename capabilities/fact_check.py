@@ -23,9 +23,8 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from capabilities.base import (Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, in_language,
-                               require_own)
-from capabilities.errors import StopPipeline, ToolRejected
+from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, in_language
+from capabilities.errors import StopPipeline
 from capabilities.factcheck import FactReport, check_facts
 from capabilities.records import DraftVersionRecord, SourceText, TopicRecord
 from capabilities.store import Store
@@ -81,7 +80,6 @@ class FactCheck(Capability[FactCheckArgs, FactCheckPlan]):
     description = ("Check every number, date, name and quotation of a humanized version against the topic's "
                    "sources; revises it when some are missing. Returns version_id (the version to publish).")
     Args = FactCheckArgs
-    inputs = {"version_id": "humanize.version_id"}
     probe_task = "Check the facts of version 9 against its sources."
     lookalike = "check_facts"
     claims = Claims(
@@ -91,12 +89,10 @@ class FactCheck(Capability[FactCheckArgs, FactCheckPlan]):
         en_nouns=("fact check", "fact-check"),
         keys=("fact_check", "fact check", "事实核查", "核查"),
     )
+    takes_version = True  # humanize's; it writes no kind of its own: its version_id (a revision) is of that kind
 
     def prepare(self, ctx: CapabilityContext, args: FactCheckArgs) -> FactCheckPlan:
-        version = require_own(ctx.store.draft_version(args.version_id), f"draft version {args.version_id}",
-                              lambda v: v.run_id == ctx.run_id)
-        if version.kind != "humanized":
-            raise ToolRejected(f"draft version {args.version_id} is not humanized; call humanize first")
+        version = self.taken_version(ctx, args.version_id)  # humanize's
         topic = ctx.store.topic(version.topic_id)
         assert topic is not None  # a draft version always belongs to a topic
         return FactCheckPlan(args=args, version=version, topic=topic)
@@ -134,7 +130,7 @@ class FactCheck(Capability[FactCheckArgs, FactCheckPlan]):
         text = ctx.text_model.complete(in_language(SYSTEM + GROUNDED, ctx.settings),
                                        correction(version, report, material))
         title, body = split_title(text)
-        return ctx.store.add_draft_version(topic_id=version.topic_id, draft_id=version.draft_id, kind="humanized",
+        return ctx.store.add_draft_version(topic_id=version.topic_id, draft_id=version.draft_id, kind=version.kind,
                                            title=title, body=body, score=score_text(body), scorer=SCORER)
 
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from capabilities.base import (Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, in_language,
-                               require_own)
+from capabilities.base import (Capability, CapabilityContext, Claims, EvidenceFields, Prepared, StrictArgs, ToolResult,
+                               in_language, require_own)
 from capabilities.records import DraftVersionRecord
 from capabilities.textscore import SCORER, score_text
 from capabilities.write_draft import split_title
@@ -42,6 +42,8 @@ class Humanize(Capability[HumanizeArgs, HumanizePlan]):
         en_nouns=("humani[sz]ation", "humani[sz]e", "rewrite"),
         keys=("humanize score", "humanize", "humanized", "score", "评分", "得分", "分数", "改写", "拟人化评分", "拟人化"),
     )
+    evidence = EvidenceFields(scores=("score",))
+    version_kind = "humanized"
 
     def prepare(self, ctx: CapabilityContext, args: HumanizeArgs) -> HumanizePlan:
         latest = require_own(ctx.store.latest_version(args.draft_id), f"draft {args.draft_id}",

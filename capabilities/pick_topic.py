@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 from loguru import logger
 
-from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Claims, EvidenceFields, Prepared, StrictArgs, ToolResult
 from capabilities.errors import ToolFailed
 from capabilities.feeds import FeedLimits, entry_topics, fetch_feed
 from config import Settings
@@ -121,6 +121,7 @@ class PickTopic(Capability[PickTopicArgs, Prepared[PickTopicArgs]]):
         en_nouns=("topic",),
         keys=("pick_topic", "选题"),
     )
+    evidence = EvidenceFields(quotes=("title",))
 
     def prepare(self, ctx: CapabilityContext, args: PickTopicArgs) -> Prepared[PickTopicArgs]:
         return Prepared(args=args)

@@ -1,4 +1,5 @@
-"""publish: publish a humanized draft version of this run to the target, then check its page holds the article.
+"""publish: publish the draft version the step before it made (humanize's) to the target, then check its page
+holds the article.
 
 Idempotent by business identity: one publication per (target, topic). Write-ahead, so that nothing
 reaches the target without a ledger row:
@@ -21,15 +22,15 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
+from capabilities.base import Capability, CapabilityContext, Claims, EvidenceFields, Prepared, StrictArgs, ToolResult
 from capabilities.errors import ToolRejected
 from capabilities.fact_check import PASSING
-from capabilities.records import Article, DraftVersionRecord, PublicationRecord, SourceRef, TopicRecord
+from capabilities.records import Article, DraftVersionRecord, SourceRef, TopicRecord
+from capabilities.store import Store
 from capabilities.verify import verify_publication
 
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = 2_000_000
-PUBLISHABLE = ("humanized", "edited")  # edited: an editor's text, approved in review (pipeline.review)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -49,6 +50,11 @@ def publication_key(target: str, topic: TopicRecord, pipeline: str = "content") 
     digest = hashlib.sha256(topic.title.encode("utf-8")).hexdigest()[:16]
     scope = "" if pipeline == "content" else f"{pipeline}:"
     return f"publish:{scope}{target}:topic-{topic.id}-{digest}"
+
+
+def source_refs(store: Store) -> tuple[SourceRef, ...]:
+    """The run's readable sources as the page lists them under "Sources" (number, title, final URL)."""
+    return tuple(SourceRef(s.number, s.title or s.source, s.link) for s in store.run_sources() if s.ok)
 
 
 class PublishArgs(StrictArgs):
@@ -80,7 +86,6 @@ class Publish(Capability[PublishArgs, PublishPlan]):
     name = "publish"
     description = "Publish a fact-checked draft version of this run. Returns publication_id, url and whether it is online."
     Args = PublishArgs
-    inputs = {"version_id": "fact_check.version_id"}
     probe_task = "Publish version 9 of the draft."
     lookalike = "publish_article"
     claims = Claims(
@@ -95,12 +100,13 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         keys=("publish", "published", "publishing", "publication", "online", "url", "link", "发布状态", "是否发布",
               "发布地址", "发布链接", "文章地址", "发布", "上线", "链接", "地址", "网址"),
     )
+    evidence = EvidenceFields(urls=("url",))
+    takes_version = True
+    also_takes = ("edited",)  # an editor's text, approved in review (pipeline.review)
+    side_effect = True
 
     def prepare(self, ctx: CapabilityContext, args: PublishArgs) -> PublishPlan:
-        version = require_own(ctx.store.draft_version(args.version_id), f"draft version {args.version_id}",
-                              lambda v: v.run_id == ctx.run_id)
-        if version.kind not in PUBLISHABLE:
-            raise ToolRejected(f"draft version {args.version_id} is not humanized yet; call humanize first")
+        version = self.taken_version(ctx, args.version_id)  # the version the step before publish made
         checked = ctx.store.fact_check_status(version.id)
         if checked not in PASSING:
             why = "has no fact check" if checked is None else "failed its fact check"
@@ -117,9 +123,8 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         replayed = publication is not None
         if publication is None:
             topic = ctx.store.topic(version.topic_id)
-            sources = tuple(SourceRef(s.number, s.title or s.source, s.link) for s in ctx.store.run_sources() if s.ok)
             article = Article(version.title, version.body, key, topic.title if topic else "", ctx.settings.language,
-                              sources)
+                              source_refs(ctx.store))
             ctx.store.intend_publication(topic_id=version.topic_id, draft_version_id=version.id, target=ctx.target.name,
                                          key=key, digest=content_digest(version.title, version.body))
             item = ctx.target.lookup(key) or ctx.target.publish(article)

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, require_own
+from capabilities.base import (Capability, CapabilityContext, Claims, EvidenceFields, Prepared, StrictArgs, ToolResult,
+                               require_own)
 from capabilities.errors import ToolRejected
 from capabilities.records import PublicationRecord
 from capabilities.verify import verify_publication
@@ -46,6 +47,8 @@ class Register(Capability[RegisterArgs, RegisterPlan]):
         keys=("registration number", "registration no", "registration id", "registration", "registered", "register",
               "ledger entry", "登记号", "登记编号", "台账编号", "登记状态", "是否登记", "登记", "编号", "注册", "注册号"),
     )
+    evidence = EvidenceFields(registrations=("registration_number",))
+    side_effect = True
 
     def prepare(self, ctx: CapabilityContext, args: RegisterArgs) -> RegisterPlan:
         topic = ctx.store.topic_for_run()

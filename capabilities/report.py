@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult
+from capabilities.base import Capability, CapabilityContext, Claims, EvidenceFields, Prepared, StrictArgs, ToolResult
 
 
 class ReportArgs(StrictArgs):
@@ -22,6 +22,8 @@ class Report(Capability[ReportArgs, Prepared[ReportArgs]]):
         en_nouns=("daily report", "run report", "report"),
         keys=("report", "日报", "报告"),
     )
+    evidence = EvidenceFields(urls=("publications[].url",), registrations=("publications[].registration_number",),
+                              scores=("versions[].score",), quotes=("topic",))
 
     def prepare(self, ctx: CapabilityContext, args: ReportArgs) -> Prepared[ReportArgs]:
         return Prepared(args=args)

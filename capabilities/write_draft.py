@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from capabilities.base import (Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, in_language,
-                               require_own)
+from capabilities.base import (Capability, CapabilityContext, Claims, EvidenceFields, Prepared, StrictArgs, ToolResult,
+                               in_language, require_own)
 from capabilities.errors import StopPipeline, ToolFailed, ToolRejected
 from capabilities.records import SourceText, TopicRecord
 from capabilities.sources import read_sources
@@ -122,6 +122,8 @@ class WriteDraft(Capability[WriteDraftArgs, WriteDraftPlan]):
         en_nouns=("draft", "article"),
         keys=("write_draft", "draft", "草稿", "写稿", "正文"),
     )
+    evidence = EvidenceFields(quotes=("title",))
+    version_kind = "draft"
 
     def prepare(self, ctx: CapabilityContext, args: WriteDraftArgs) -> WriteDraftPlan:
         picked = ctx.store.topic_for_run()

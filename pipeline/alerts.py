@@ -2,6 +2,7 @@
 
     a run ends with any verdict but success    one alert for that run         (key run:<id>)
     at REPORT_CRON, no publication online      one alert for that day         (key no_publication:<day>)
+    at REPORT_CRON, articles awaiting review   one alert for that day         (key awaiting_review:<day>)
 
 The body is what chat webhooks accept plus the structured facts: ``text`` is one line a person reads
 (Slack, Mattermost and Teams incoming webhooks, and Discord's Slack-compatible endpoint, show ``text``),
@@ -17,6 +18,7 @@ daily report); run alerts come from the one replica that ran the run.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from pipeline.ledger.daily import DayLedger
@@ -53,6 +55,18 @@ def run_alert(detail: RunDetail) -> Alert | None:
         "text": text, "event": "run", "run_id": detail.run_id, "pipeline": detail.pipeline,
         "verdict": str(detail.verdict), "reason": reason,
         "unbacked_claims": unbacked, "failed_calls": failed})
+
+
+def review_alert(day: DayLedger, now: datetime) -> Alert | None:
+    """The alert naming the articles waiting for an editor, and for how long; None when none waits."""
+    if not day.awaiting_review:
+        return None
+    waiting = [{"run_id": w.run_id, "title": w.title, "hours": round(w.hours(now), 1)} for w in day.awaiting_review]
+    listed = "; ".join(f"run {w['run_id']} {w['title']!r} for {w['hours']} h" for w in waiting)
+    text = f"factline: {len(waiting)} article{'s' if len(waiting) != 1 else ''} awaiting review: {listed}"
+    return Alert(f"awaiting_review:{day.day.isoformat()}", {
+        "text": text, "event": "awaiting_review", "pipeline": day.pipeline, "day": day.day.isoformat(),
+        "waiting": waiting})
 
 
 def no_publication_alert(day: DayLedger) -> Alert | None:

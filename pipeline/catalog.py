@@ -4,6 +4,9 @@
     system_prompt(catalog, language)  the numbered list of calls, one line per capability (Capability.prompt_step),
                             and the language of the closing sentence (the pipeline's ``language``)
     probe_tasks, lookalikes what the probe suite asks of each tool and the decoy name it offers beside it
+    prompt_version(catalog, language), catalog_version(catalog)  what a run records it was given
+    preview_steps(catalog)  what a dry run offers: the steps before the first with a side effect (publish), up to
+                            the last of them that writes a version (humanize); preview_kind: the kind it writes
 
 The module constants are these for CATALOG. Runs record their prompt's version (PROMPT_VERSIONS[language];
 PROMPT_VERSION is English's) and CATALOG_VERSION; the probe suite keys its runs by CATALOG_VERSION, so both
@@ -48,6 +51,37 @@ def system_prompt(catalog: Catalog, language: str = "en") -> str:
     return "\n".join([PROMPT_HEAD, *steps, PROMPT_TAIL.format(last=list(catalog)[-1]), *closing])
 
 
+def prompt_version(catalog: Catalog, language: str) -> str:
+    return version_of(system_prompt(catalog, language))
+
+
+def catalog_version(catalog: Catalog) -> str:
+    return version_of(tool_schemas(catalog))
+
+
+def preview_steps(catalog: Catalog) -> dict[str, Capability[Any, Any]]:
+    """The steps of a dry run, in order: before the first with a side effect, up to the last that writes a version.
+
+    A step that only passes a version on (fact_check) after the last writer is left out: the preview is the
+    writer's version, as it was before the fact check existed."""
+    before: list[tuple[str, Capability[Any, Any]]] = []
+    for name, capability in catalog.items():
+        if capability.side_effect:
+            break
+        before.append((name, capability))
+    last = max((i for i, (_, c) in enumerate(before) if c.version_kind is not None), default=None)
+    if last is None:
+        raise ValueError("no step before the first side effect writes a version: a dry run has nothing to preview")
+    return dict(before[:last + 1])
+
+
+def preview_kind(catalog: Catalog) -> str:
+    """The kind of draft version a dry run renders: the one the last of its steps writes."""
+    kind = list(preview_steps(catalog).values())[-1].version_kind
+    assert kind is not None
+    return kind
+
+
 def probe_tasks(catalog: Catalog) -> dict[str, str]:
     return {name: capability.probe_task for name, capability in catalog.items()}
 
@@ -59,8 +93,8 @@ def lookalikes(catalog: Catalog) -> dict[str, str]:
 TOOLS = tool_schemas(CATALOG)
 SYSTEM_PROMPTS = {language: system_prompt(CATALOG, language) for language in CLOSING_LANGUAGE}
 SYSTEM_PROMPT = SYSTEM_PROMPTS["en"]
-PROMPT_VERSIONS = {language: version_of(prompt) for language, prompt in SYSTEM_PROMPTS.items()}
+PROMPT_VERSIONS = {language: prompt_version(CATALOG, language) for language in CLOSING_LANGUAGE}
 PROMPT_VERSION = PROMPT_VERSIONS["en"]
-CATALOG_VERSION = version_of(TOOLS)
+CATALOG_VERSION = catalog_version(CATALOG)
 PROBE_TASKS = probe_tasks(CATALOG)
 LOOKALIKES = lookalikes(CATALOG)

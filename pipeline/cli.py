@@ -17,10 +17,9 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
 from config import ConfigError, load_pipelines, select
-from pipeline import pipelines_cli
-from pipeline.commands import amend, audit, daemon, db, diff, guard, model, probe, report, review, run, runs, site, web
+from pipeline.commands import (amend, audit, daemon, db, diff, guard, model, pipelines, probe, report, review, run, runs,
+                               site, web, worker)
 from pipeline.commands.common import CommandError, Handler, stdout_closed
-from pipeline.workers import cli as worker_cli
 
 COMMANDS = (
     run.register,
@@ -38,9 +37,9 @@ COMMANDS = (
     db.register,
     web.register,
     site.register,
-    pipelines_cli.register_pipelines,
-    pipelines_cli.register_config,
-    worker_cli.register,
+    pipelines.register_pipelines,
+    pipelines.register_config,
+    worker.register,
 )
 
 

@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from capabilities.targets import LocalTarget
 from config import ConfigError, Settings
-from pipeline.alerts import Alert, no_publication_alert, run_alert
+from pipeline.alerts import Alert, no_publication_alert, review_alert, run_alert
 from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.db import open_ledger
@@ -194,6 +194,7 @@ class Daemon:
             ledger = day_ledger(s, day, tz, pipeline)
         logger.info("report.daily", pipeline=pipeline, day=day.isoformat(), report=format_day(ledger))
         self._alert(pipeline, no_publication_alert(ledger))
+        self._alert(pipeline, review_alert(ledger, datetime.now(UTC)))
 
     def _alert(self, pipeline: str, alert: Alert | None) -> None:
         """Queue the alert on the pipeline's webhook (its own thread sends it; this thread never waits)."""

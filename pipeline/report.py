@@ -70,6 +70,11 @@ def format_day(day: DayLedger) -> str:
         for p in day.publications:
             lines.append(f"  run {p.run_id}: {p.url} [{_checked(p.verified_at, p.content_found)}] "
                          f"registration {p.registration_number or '-'}")
+    if day.awaiting_review:
+        now = datetime.now(timezone.utc)
+        lines.append("awaiting review (factline review list):")
+        for w in day.awaiting_review:
+            lines.append(f"  run {w.run_id}: {w.title} (waiting {w.hours(now):.1f} h)")
     if day.failures:
         lines.append("failures:")
         for f in day.failures:

@@ -5,9 +5,12 @@
 The loop ends when business state says the job is done (a report after a verified registration)
 or a stop rule fires. "The model stopped calling tools" is never success by itself.
 
-A dry run (``factline run --dry-run``) offers the model only the steps up to humanize (PREVIEW_STEPS),
-is done once a humanized version exists, and renders that version to PREVIEW_DIR as the page it would
-be: nothing is published or registered, and the ledger's run row says ``dry_run``.
+A dry run (``factline run --dry-run``) offers the model only the steps before the first with a side effect
+(pipeline.catalog.preview_steps: pick_topic, write_draft, humanize), is done once the last of them has made
+its version, and renders that version to PREVIEW_DIR as the page it would be: nothing is published or
+registered, and the ledger's run row says ``dry_run``.
+
+The chain a run walks is its runtime's catalog (``Runtime.catalog``, capabilities.CATALOG).
 """
 
 from __future__ import annotations
@@ -23,9 +26,8 @@ from typing import Any
 from loguru import logger
 from sqlalchemy.exc import IntegrityError
 
-from capabilities import CATALOG
 from capabilities.base import Capability, CapabilityContext
-from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS, USER_PROMPT, system_prompt, tool_schemas
+from pipeline.catalog import USER_PROMPT, preview_kind, preview_steps, system_prompt, tool_schemas
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
@@ -33,7 +35,7 @@ from pipeline.ledger import journal as ledger_journal
 from pipeline.ledger import reviews
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.outbox import settle_outbox
-from pipeline.ledger.queries import humanized_version, is_done, judge, unverified_reason
+from pipeline.ledger.queries import is_done, judge, latest_version, unverified_reason
 from pipeline.ledger.store import LedgerStore
 from pipeline.model import ChatModel, LLMUnavailable, make_chat_model
 from pipeline.review.gate import ReviewGate
@@ -54,9 +56,6 @@ from pipeline.outcome import (
 from pipeline.runtime import Runtime
 from pipeline.tracing import NO_SPAN
 from pipeline.turns import Turn
-
-
-PREVIEW_STEPS = ("pick_topic", "write_draft", "humanize")
 
 
 class TickAlreadyClaimed(PipelineError):
@@ -91,9 +90,10 @@ class AgentLoop:
     """The decisions of one run, as named steps."""
 
     def __init__(self, runtime: Runtime, journal: RunJournal, llm: ChatModel, gateway: Gateway, usage: RunUsage,
-                 cancel: threading.Event, catalog: Mapping[str, Capability[Any, Any]] = CATALOG) -> None:
+                 cancel: threading.Event, catalog: Mapping[str, Capability[Any, Any]], preview: str | None) -> None:
         self.rt, self.journal, self.llm, self.gateway, self.usage, self.cancel = runtime, journal, llm, gateway, usage, cancel
         self.settings = runtime.settings
+        self.preview = preview  # a dry run: the version kind it previews
         self.tools = tool_schemas(catalog)
         self.missing = ("verified registration and report" if "register" in catalog
                         else f"a {list(catalog)[-1]} result")  # what a continue prompt says is missing
@@ -141,7 +141,7 @@ class AgentLoop:
             if nudge := self._guard(turn_no, turn.text):
                 return nudge
         with self.rt.sessions() as s:
-            if is_done(s, self.journal.run_id):
+            if is_done(s, self.journal.run_id, self.preview):
                 return Finished()
         if turn.calls:
             return RunAgain(None)
@@ -155,7 +155,8 @@ class AgentLoop:
 
     def _guard(self, turn_no: int, text: str) -> RunAgain | None:
         called = self.journal.called()
-        findings = inspect(text, Evidence.from_results(called, self.journal.results()), set(CATALOG))
+        catalog = self.rt.catalog  # the whole chain: a dry run's text is read against every tool
+        findings = inspect(text, Evidence.from_results(called, self.journal.results(), catalog), set(catalog))
         if findings:
             self.journal.claims(turn_no, findings)
         unbacked: list[Finding] = [f for f in findings if not f.backed]
@@ -203,20 +204,21 @@ def run_once(
     with logger.contextualize(**bound), tracing.run(trace_id, _run_attributes(runtime, run_id, trigger, dry_run)):
         logger.info("run.started", trigger=trigger, model=runtime.endpoint.model, mode=runtime.endpoint.mode)
         runtime.deadline.start(runtime.settings.run_max_seconds)  # enforced in flight by every HTTP client
-        catalog = {name: CATALOG[name] for name in PREVIEW_STEPS} if dry_run else CATALOG
+        catalog = preview_steps(runtime.catalog) if dry_run else runtime.catalog
+        kind = preview_kind(runtime.catalog) if dry_run else None
         preview = None
         try:  # every way out closes the run row: a stop rule, a crash, a signal
             if not dry_run:  # a preview sends nothing to the target; settling is for runs that publish
                 settle_outbox(runtime.sessions, runtime.target, runtime.settings.pipeline)
-            loop = _agent_loop(runtime, journal, topic, cancel, sleep, catalog)
+            loop = _agent_loop(runtime, journal, topic, cancel, sleep, catalog, kind)
             stop_verdict, stop_reason, error = _run_loop(loop, journal)
-            if dry_run and stop_verdict is None:
-                preview = _render_preview(runtime, journal.run_id)
+            if kind is not None and stop_verdict is None:
+                preview = _render_preview(runtime, journal.run_id, kind)
         except (Interrupted, KeyboardInterrupt) as exc:
             name = exc.signal.name if isinstance(exc, Interrupted) else "SIGINT"
             detail = f"{name} arrived during a step; stopped there"
             journal.event(EventKind.stop, verdict=Verdict.interrupted, reason="signal", detail=detail)
-            _close(runtime, journal, Verdict.interrupted, "signal", detail)
+            _close(runtime, journal, Verdict.interrupted, "signal", detail, kind)
             logger.warning("run.interrupted", signal=name)
             raise
         except Exception as exc:
@@ -226,7 +228,7 @@ def run_once(
             journal.event(EventKind.stop, verdict=Verdict.error, reason="crash", detail=error)
         finally:
             runtime.deadline.clear()
-        verdict, error = _close(runtime, journal, stop_verdict, stop_reason, error)
+        verdict, error = _close(runtime, journal, stop_verdict, stop_reason, error, kind)
         seconds = time.monotonic() - started
         logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
         return RunResult(run_id, verdict, seconds, stop_reason, runtime.redact(error) if error else None,
@@ -242,7 +244,8 @@ def _run_attributes(runtime: Runtime, run_id: int, trigger: str, dry_run: bool) 
 
 
 def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel: threading.Event | None,
-                sleep: Callable[[float], None], catalog: Mapping[str, Capability[Any, Any]]) -> AgentLoop:
+                sleep: Callable[[float], None], catalog: Mapping[str, Capability[Any, Any]],
+                preview: str | None) -> AgentLoop:
     """The run's loop with its model, gateway and budget, wired to the journal; ``catalog`` the tools it offers."""
     usage = RunUsage(RunBudget.from_settings(runtime.settings))
     usage.tokens = journal.tokens_used()
@@ -263,16 +266,16 @@ def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel
                             http=runtime.http, page_http=runtime.page_http, text_model=llm, target=runtime.target, forced_topic=topic)
     gate = ReviewGate(runtime.settings, runtime.sessions, journal.run_id) if runtime.settings.review != "none" else None
     gateway = Gateway(dict(catalog), ctx, journal, usage, runtime.policy, sleep=sleep, hold=gate)
-    return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event(), catalog)
+    return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event(), catalog, preview)
 
 
 def _close(runtime: Runtime, journal: RunJournal, stop_verdict: Verdict | None, stop_reason: str | None,
-           error: str | None) -> tuple[Verdict, str | None]:
+           error: str | None, preview: str | None) -> tuple[Verdict, str | None]:
     """Judge the run from the ledger and close its row (status, verdict, reason, error): the one place.
 
     An unverified run's error is what the checks of its pages found ("page holds 61% of the article")."""
     with runtime.sessions() as s:
-        verdict = judge(s, journal.run_id, stop_verdict)
+        verdict = judge(s, journal.run_id, stop_verdict, preview)
         if verdict == Verdict.unverified and error is None:
             error = unverified_reason(s, journal.run_id)
     status = {Verdict.interrupted: RunStatus.interrupted,
@@ -287,11 +290,11 @@ def _close(runtime: Runtime, journal: RunJournal, stop_verdict: Verdict | None, 
     return verdict, error
 
 
-def _render_preview(runtime: Runtime, run_id: int) -> Path | None:
-    """The page the run's humanized version would be, in PREVIEW_DIR (the local site's layout, whatever the
-    target); None when the run made no humanized version."""
+def _render_preview(runtime: Runtime, run_id: int, kind: str) -> Path | None:
+    """The page the run's latest version of ``kind`` would be, in PREVIEW_DIR (the local site's layout, whatever
+    the target); None when the run made no such version."""
     with runtime.sessions() as s:
-        version_id = humanized_version(s, run_id)
+        version_id = latest_version(s, run_id, kind)
     store = LedgerStore(runtime.sessions, run_id, runtime.settings.pipeline)
     path = render_preview(runtime.settings, store, version_id, f"run-{run_id}") if version_id is not None else None
     if path is None:
@@ -302,16 +305,14 @@ def _render_preview(runtime: Runtime, run_id: int) -> Path | None:
 
 def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None, dry_run: bool = False,
               trace_id: str | None = None) -> int:
-    endpoint = runtime.endpoint
     try:
         with runtime.sessions.begin() as s:
             ledger_journal.interrupt_stale_runs(s)
             reviews.return_orphans(s)
             reviews.expire_due(s, runtime.settings.pipeline, runtime.settings.review_expire_hours)
-            return ledger_journal.open_run(
-                s, trigger=trigger, scheduled_for=scheduled_for, pipeline=runtime.settings.pipeline,
-                model=endpoint.model, prompt_version=PROMPT_VERSIONS[runtime.settings.language],
-                catalog_version=CATALOG_VERSION, tool_call_mode=endpoint.mode, dry_run=dry_run, trace_id=trace_id)
+            return ledger_journal.open_run(s, trigger=trigger, scheduled_for=scheduled_for,
+                                           pipeline=runtime.settings.pipeline, stamp=runtime.stamp, dry_run=dry_run,
+                                           trace_id=trace_id)
     except IntegrityError as exc:
         raise TickAlreadyClaimed(f"tick {scheduled_for} is already claimed") from exc
 

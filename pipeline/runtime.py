@@ -10,21 +10,26 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import httpx
 import openai
 from loguru import logger
 from sqlalchemy.orm import Session, sessionmaker
 
-from capabilities.base import PublishTarget
+from capabilities import CATALOG
+from capabilities.base import Capability, PublishTarget
 from capabilities.targets import open_target
 from config import Settings
 from config.secrets import Redactor
 from pipeline.http import RunDeadline, http_client
+from pipeline.catalog import catalog_version, prompt_version
 from pipeline.ledger.db import open_ledger
+from pipeline.ledger.runs import RunStamp
 from pipeline.localmodel import start_local_model
 from pipeline.model import Endpoint, make_client
 from pipeline.retry import RetryPolicy
@@ -43,7 +48,14 @@ class Runtime:
     policy: RetryPolicy
     deadline: RunDeadline  # the run's end, enforced by http and openai_client while a request is in flight
     redact: Redactor  # the settings' secrets, replaced in every text the run stores (config.secrets)
+    catalog: Mapping[str, Capability[Any, Any]]  # the chain the runs of this pipeline walk (capabilities.CATALOG)
     tracing: Tracing = NO_TRACING  # the deployment's traces (pipeline.tracing): one provider for every pipeline
+
+    @cached_property
+    def stamp(self) -> RunStamp:
+        """What every run of this runtime records it was given: model, mode, prompt and catalog versions."""
+        return RunStamp(self.endpoint.model, self.endpoint.mode, prompt_version(self.catalog, self.settings.language),
+                        catalog_version(self.catalog))
 
 
 @dataclass
@@ -134,5 +146,5 @@ def open_runtimes(pipelines: Sequence[Settings], stop: threading.Event | None = 
                         mode=endpoint.mode, target=target.name, seconds=round(time.monotonic() - started, 2))
             runtimes[settings.pipeline] = Runtime(settings, sessions, http, page_http, target, endpoint, client,
                                                   RetryPolicy.from_settings(settings), deadline, Redactor.of(settings),
-                                                  tracing)
+                                                  CATALOG, tracing)
         yield runtimes

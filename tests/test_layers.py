@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("pipeline.probe", "pipeline.audit", "pipeline.hooks", "pipeline.metrics", "pipeline.alerts", "pipeline.webhook", "pipeline.report"),
     ("pipeline.web",),
     ("pipeline.daemon", "pipeline.workers"),
-    ("pipeline.commands", "pipeline.cli", "pipeline.pipelines_cli", "pipeline.workers.cli"),
+    ("pipeline.commands", "pipeline.cli"),
     ("testkit",),
     ("scripts", "benchmarks"),
     ("tests",),

@@ -56,6 +56,13 @@ _ADJECTIVAL = re.compile(r"(?<![A-Za-z])(?:a|an|any|every|each|another)\s+$", re
 _PLURAL_BEFORE = re.compile(r"(?<![A-Za-z])(?:articles|posts|pages|items|texts|drafts|stories|entries)\s+$", re.IGNORECASE)
 _GENERIC_AFTER = re.compile(r"[^.;:!?\n|]{0,60}?(?<![A-Za-z])(?:are|is|can|get|gets|will|may|must|stay|remain)(?![A-Za-z])",
                             re.IGNORECASE)
+# a participle before a plural noun with no subject before it describes such things: "Published articles appear …"
+_PLURAL_AFTER = re.compile(r"\s+(?:articles|posts|pages|items|entries|texts|drafts|versions|stories)(?![A-Za-z])",
+                           re.IGNORECASE)
+_NO_SUBJECT = re.compile(r"(?:^|[.!?;:\n\ue000-\ue003]\s*|(?<![A-Za-z])(?:the|all|our|your|their|these|those|of|for|in|on"
+                         r"|with|from)\s+)$", re.IGNORECASE)
+# 已V的 + noun with a general predicate after it: "已发布的文章都可以在首页找到" (what such articles do, not this run)
+_ZH_ATTRIBUTIVE = re.compile(r"的[^。!?\n]{0,30}?(?:会|可以|都|能|均可|通常|一般)")
 _CLAUSE = re.compile(r"(?<![A-Za-z])(?:been|was|were|is|are|got)(?![A-Za-z])", re.IGNORECASE)  # "a bag has been added"
 
 
@@ -173,9 +180,13 @@ def _targets(reading: str, consumed: list[tuple[int, int]],
     for pattern in rules.targets:
         for m in pattern.finditer(reading):
             capability, start, end = _capability(m)
-            adjectival = ((_ADJECTIVAL.search(reading[max(0, start - 12):start]) and not _CLAUSE.search(m.group()))
+            bare = not _CLAUSE.search(m.group())
+            adjectival = ((_ADJECTIVAL.search(reading[max(0, start - 12):start]) and bare)
                           or (_PLURAL_BEFORE.search(reading[max(0, start - 12):start])
-                              and _GENERIC_AFTER.match(reading, end)))
+                              and _GENERIC_AFTER.match(reading, end))
+                          or (bare and _PLURAL_AFTER.match(reading, end)
+                              and _NO_SUBJECT.search(reading[max(0, start - 24):start]))
+                          or _ZH_ATTRIBUTIVE.match(reading, end))
             if _covered(consumed, starts, start) or adjectival:
                 continue
             found.append((capability, start, end, None))

@@ -25,19 +25,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from capabilities import CATALOG
 from pipeline.guard import Evidence, inspect
 from pipeline.guard.claims import ClaimRules, claim_rules
 
-CATALOG = {"pick_topic", "write_draft", "humanize", "publish", "register", "report"}
 # the records were written against the six-step pipeline: "all done" claims those six steps, not steps added
 # since (fact_check), so each record is read with the claim rules of those six
+CORPUS_TOOLS = frozenset({"pick_topic", "write_draft", "humanize", "publish", "register", "report"})
 
 
 @lru_cache(maxsize=8)
 def _rules(names: frozenset[str]) -> ClaimRules:
-    from capabilities import CATALOG as CAPABILITIES
-
-    return claim_rules({n: c for n, c in CAPABILITIES.items() if n in names})
+    return claim_rules({n: c for n, c in CATALOG.items() if n in names})
 
 
 @dataclass(frozen=True)
@@ -81,9 +80,9 @@ def load(directory: Path) -> list[Record]:
 
 def predicted(record: Record) -> frozenset[str]:
     """The guard's unbacked findings for one record, as comparable strings."""
-    evidence = Evidence.from_results(record.called, [r["result"] for r in record.results])
+    evidence = Evidence.from_results(record.called, [(r["tool"], r["result"]) for r in record.results], CATALOG)
     found = set()
-    for f in inspect(record.text, evidence, CATALOG, _rules(frozenset(CATALOG))):
+    for f in inspect(record.text, evidence, set(CORPUS_TOOLS), _rules(CORPUS_TOOLS)):
         if f.backed:
             continue
         found.add(f"ungrounded:{key(f.span)}" if f.kind == "ungrounded" else f"{f.kind}:{f.capability}")

@@ -146,14 +146,15 @@ class _Ledger:
         from config.secrets import Redactor
         from pipeline.ledger.db import make_engine, session_factory, upgrade
         from pipeline.ledger.journal import RunJournal, open_run
+        from pipeline.ledger.models import Run
 
         engine = make_engine(database_url)
         upgrade(engine)
         sessions = session_factory(engine)
         model = agent.model if isinstance(agent.model, str) else getattr(agent.model, "model", None)
-        with sessions.begin() as s:
-            run_id = open_run(s, trigger="agents-sdk", pipeline=f"agents-sdk:{agent.name}"[:64],
-                              model=str(model) if model else None)
+        with sessions.begin() as s:  # no RunStamp: the SDK's prompt and tools are not factline's catalog
+            run_id = open_run(s, trigger="agents-sdk", pipeline=f"agents-sdk:{agent.name}"[:64])
+            s.get_one(Run, run_id).model = str(model) if model else None
         return cls(engine, RunJournal(sessions, run_id, Redactor(())))
 
     @property

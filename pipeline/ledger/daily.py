@@ -7,13 +7,14 @@ counted the same way here and by RunDetail.hallucinations_caught (pipeline.metri
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select, true
 from sqlalchemy.orm import Session
 
+from pipeline.ledger import reviews
 from pipeline.ledger.models import Claim, Publication, Registration, Run
 from pipeline.outcome import Verdict
 
@@ -40,6 +41,18 @@ class DayFailure:
 
 
 @dataclass(frozen=True)
+class Waiting:
+    """An article waiting for an editor (pipeline.ledger.reviews), and since when."""
+
+    run_id: int
+    title: str
+    since: datetime
+
+    def hours(self, now: datetime) -> float:
+        return (now - self.since).total_seconds() / 3600
+
+
+@dataclass(frozen=True)
 class DayLedger:
     pipeline: str
     day: date
@@ -49,6 +62,9 @@ class DayLedger:
     publications: list[DayPublication]
     hallucinations_caught: int
     failures: list[DayFailure]
+    awaiting_review: list[Waiting] = field(default_factory=list)  # waiting now, whenever they were held
+
+
 
 
 def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
@@ -81,7 +97,8 @@ def day_ledger(s: Session, day: date, tz: ZoneInfo, pipeline: str | None = None)
                       for p in publications],
         hallucinations_caught=turns or 0,
         failures=[DayFailure(r.id, Verdict(r.verdict), r.stop_reason, r.error) for r in runs
-                  if r.verdict not in (None, Verdict.success)],
+                  if r.verdict not in (None, Verdict.success, Verdict.awaiting_review)],
+        awaiting_review=[Waiting(w.run_id, w.title, w.requested_at) for w in reviews.pending(s, pipeline)],
     )
 
 

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from config.secrets import Redactor
 from pipeline.ledger.models import AgentTurn, Claim, Nudge, Review, Run, RunEvent, ToolCall
+from pipeline.ledger.runs import RunStamp
 from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, ReviewAction, RunStatus, Verdict
 from pipeline.tracing import NO_TRACING, Tracing
 
@@ -51,11 +52,9 @@ def text(value: str | None) -> str | None:
 
 
 def open_run(s: Session, *, trigger: str, scheduled_for: datetime | None = None, pipeline: str = "content",
-             model: str | None = None, prompt_version: str | None = None, catalog_version: str | None = None,
-             tool_call_mode: str | None = None, dry_run: bool = False, trace_id: str | None = None) -> int:
-    run = Run(trigger=trigger, scheduled_for=scheduled_for, pipeline=pipeline, model=model,
-              prompt_version=prompt_version, catalog_version=catalog_version, tool_call_mode=tool_call_mode,
-              host=socket.gethostname(), pid=os.getpid(), dry_run=dry_run, trace_id=trace_id)
+             stamp: RunStamp | None = None, dry_run: bool = False, trace_id: str | None = None) -> int:
+    run = Run(trigger=trigger, scheduled_for=scheduled_for, pipeline=pipeline, host=socket.gethostname(),
+              pid=os.getpid(), dry_run=dry_run, trace_id=trace_id, **(stamp.columns() if stamp else {}))
     s.add(run)
     s.flush()
     return run.id
@@ -190,11 +189,12 @@ class RunJournal:
         with self.sessions.begin() as s:
             s.execute(update(Run).where(Run.id == self.run_id).values(tokens_used=total))
 
-    def results(self) -> list[dict[str, Any]]:
-        """The payloads of this run's successful tool calls (ok, or answered by dedup): the guard's evidence."""
+    def results(self) -> list[tuple[str, dict[str, Any]]]:
+        """(tool, payload) of this run's successful tool calls (ok, or answered by dedup): the guard's evidence."""
         with self.sessions() as s:
-            return [r for r in s.scalars(select(ToolCall.result).where(
-                ToolCall.run_id == self.run_id, ToolCall.outcome.in_((CallOutcome.ok, CallOutcome.dedup)))) if r]
+            return [(name, result) for name, result in s.execute(select(ToolCall.name, ToolCall.result).where(
+                ToolCall.run_id == self.run_id, ToolCall.outcome.in_((CallOutcome.ok, CallOutcome.dedup)))
+                .order_by(ToolCall.seq)) if result]
 
     def called(self) -> set[str]:
         with self.sessions() as s:

@@ -111,28 +111,29 @@ def is_success(s: Session, run_id: int) -> bool:
     return bool(reported)
 
 
-def humanized_version(s: Session, run_id: int) -> int | None:
-    """The id of the latest humanized draft version this run made: what a dry run previews."""
+def latest_version(s: Session, run_id: int, kind: str) -> int | None:
+    """The id of the latest draft version of ``kind`` this run made (a dry run previews its preview kind's)."""
     return s.scalar(select(func.max(DraftVersion.id)).join(Draft, Draft.id == DraftVersion.draft_id).where(
-        Draft.run_id == run_id, DraftVersion.kind == "humanized"))
+        Draft.run_id == run_id, DraftVersion.kind == kind))
 
 
-def is_done(s: Session, run_id: int) -> bool:
-    """The business state that ends a run: a dry run's humanized version to preview, else is_success."""
-    if s.scalar(select(Run.dry_run).where(Run.id == run_id)):
-        return humanized_version(s, run_id) is not None
+def is_done(s: Session, run_id: int, preview: str | None = None) -> bool:
+    """The business state that ends a run: for a dry run (``preview``, the version kind it previews) a version
+    of that kind, else is_success."""
+    if preview is not None:
+        return latest_version(s, run_id, preview) is not None
     return is_success(s, run_id)
 
 
-def judge(s: Session, run_id: int, stop_verdict: Verdict | None) -> Verdict:
+def judge(s: Session, run_id: int, stop_verdict: Verdict | None, preview: str | None = None) -> Verdict:
     """The run's verdict from its rows. A stop rule's verdict wins; success needs the facts, never words.
 
-    A dry run that made a humanized version is ``previewed`` (the runner renders it to var/preview/);
-    one that did not ends like any run that stopped short.
+    A dry run (``preview``: the version kind it previews) that made a version of that kind is ``previewed``
+    (the runner renders it to var/preview/); one that did not ends like any run that stopped short.
     """
     if stop_verdict is not None:
         return stop_verdict
-    if s.scalar(select(Run.dry_run).where(Run.id == run_id)) and humanized_version(s, run_id) is not None:
+    if preview is not None and latest_version(s, run_id, preview) is not None:
         return Verdict.previewed
     if is_success(s, run_id):
         return Verdict.success

@@ -28,6 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pipeline.ledger.models import Run
+from pipeline.ledger.runs import RunStamp
 
 HEARTBEATS_TO_DEAD = 3  # a run whose heartbeat is this many beats old has lost its worker
 
@@ -72,8 +73,7 @@ def mark_sent(s: Session, run_id: int) -> None:
     s.execute(update(Run).where(Run.id == run_id).values(sent_at=now()))
 
 
-def take(s: Session, run_id: int, heartbeat_seconds: float, model: str, mode: str, prompt_version: str,
-         catalog_version: str) -> tuple[Take, Owner | None]:
+def take(s: Session, run_id: int, heartbeat_seconds: float, stamp: RunStamp) -> tuple[Take, Owner | None]:
     """Decide and record, in one compare-and-set, whether this process runs ``run_id`` (and who had it)."""
     run = s.get(Run, run_id)
     if run is None:
@@ -81,8 +81,7 @@ def take(s: Session, run_id: int, heartbeat_seconds: float, model: str, mode: st
     mine, at = me(), now()
     if run.status in ("finished", "interrupted", "awaiting_review"):  # awaiting review: an editor's move next
         return Take.DONE, None
-    values = dict(status="running", host=mine.host, pid=mine.pid, heartbeat_at=at, model=model, tool_call_mode=mode,
-                  prompt_version=prompt_version, catalog_version=catalog_version)
+    values = dict(status="running", host=mine.host, pid=mine.pid, heartbeat_at=at, **stamp.columns())
     if run.status == "queued":
         won = s.execute(update(Run).where(Run.id == run_id, Run.status == "queued").values(started_at=at, **values))
         return (Take.RUN, None) if won.rowcount == 1 else (Take.HELD, None)

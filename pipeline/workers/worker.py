@@ -31,7 +31,6 @@ from config import ConfigError, Settings
 from pipeline.ledger import reviews
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
-from pipeline.catalog import CATALOG_VERSION, PROMPT_VERSIONS
 from pipeline.outcome import one_line
 from pipeline.runner import run_once
 from pipeline.review.publisher import continue_approved
@@ -72,9 +71,7 @@ class TickRunner:
             logger.warning("worker.no_such_run", run_id=run_id)
             return Take.MISSING
         with self.sessions.begin() as s:
-            decision, previous = take(s, run_id, self.heartbeat_seconds, runtime.endpoint.model,
-                                      runtime.endpoint.mode, PROMPT_VERSIONS[runtime.settings.language],
-                                      CATALOG_VERSION)
+            decision, previous = take(s, run_id, self.heartbeat_seconds, runtime.stamp)
         with logger.contextualize(run_id=run_id, pipeline=pipeline):
             logger.info("worker.task", decision=decision.value,
                         previous=f"{previous.host}:{previous.pid}" if previous else None)

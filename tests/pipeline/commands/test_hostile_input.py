@@ -113,6 +113,14 @@ def test_every_bad_setting_is_reported_at_once_one_line_each_exit_2(tmp_path: Pa
     assert empty.returncode == 2 and "PUBLISH_DOMAIN_WHITELIST: must name at least one host" in empty.stderr
 
 
+@pytest.mark.parametrize("concurrency", ["0", "-3"])
+def test_a_worker_concurrency_below_one_is_a_usage_error_exit_2(concurrency: str, tmp_path: Path) -> None:
+    """`factline worker --concurrency 0` is refused like every usage error: one line on stderr, exit 2."""
+    done = factline(user_env(EXECUTOR="celery"), "worker", "--concurrency", concurrency, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.strip().splitlines() == ["factline: worker: --concurrency must be at least 1"]
+
+
 def test_settings_a_run_cannot_work_with_are_refused_at_start_one_line_each_exit_2(tmp_path: Path) -> None:
     """http:// without a host, an empty FACTLINE_MODEL, 1e23 turns, 1e20 tokens, a ledger and a site folder under
     /proc, a LOCAL_SITE_HOST that is no address: exit 2, one line naming each, nothing created."""

@@ -4,25 +4,26 @@ from __future__ import annotations
 
 import pytest
 
+from capabilities import CATALOG
 from pipeline.guard import Evidence, inspect
 from pipeline.guard.artifacts import extract
 from pipeline.guard.prose_calls import prose_calls
 
-CATALOG = {"pick_topic", "write_draft", "humanize", "publish", "register", "report"}
+NAMES = set(CATALOG)
 URL = "http://127.0.0.1:8080/?p=57"
 RESULTS = [
-    {"topic_id": 7, "title": "登记号 CT-20200101-999 的由来"},
-    {"draft_id": 3, "version_id": 5, "score": 74},
-    {"publication_id": 9, "url": URL, "online": True},
-    {"registration_number": "CT-20260922-002", "publication_id": 9},
+    ("pick_topic", {"topic_id": 7, "title": "登记号 CT-20200101-999 的由来"}),
+    ("humanize", {"draft_id": 3, "version_id": 5, "score": 74}),
+    ("publish", {"publication_id": 9, "url": URL, "online": True}),
+    ("register", {"registration_number": "CT-20260922-002", "publication_id": 9}),
 ]
-RUN = Evidence.from_results({"pick_topic", "write_draft", "humanize", "publish", "register"}, RESULTS)
+RUN = Evidence.from_results({"pick_topic", "write_draft", "humanize", "publish", "register"}, RESULTS, CATALOG)
 NOTHING = Evidence()
 
 
 def unbacked(text: str, evidence: Evidence = NOTHING) -> list[str]:
     return sorted({f"{f.kind}:{f.capability if f.kind != 'ungrounded' else f.span}"
-                   for f in inspect(text, evidence, CATALOG) if not f.backed})
+                   for f in inspect(text, evidence, NAMES) if not f.backed})
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -184,10 +185,21 @@ def test_score_followed_by_blank_space_and_no_digit_is_no_claim() -> None:
 ])
 def test_tool_calls_written_as_text_are_recognised(text: str, expected: list[str]) -> None:
     """JSON, Python-dict, ReAct, XML and call syntax naming a catalog tool are prose calls; bare names are not."""
-    assert prose_calls(text, CATALOG) == expected
+    assert prose_calls(text, NAMES) == expected
 
 
 def test_backed_claims_are_marked_backed() -> None:
     """A claim whose capability executed is recorded as backed."""
-    [finding] = inspect("Published.", Evidence(called=frozenset({"publish"})), CATALOG)
+    [finding] = inspect("Published.", Evidence(called=frozenset({"publish"})), NAMES)
     assert (finding.kind, finding.capability, finding.backed) == ("claim", "publish", True)
+
+
+def test_only_the_fields_a_capability_declares_ground_an_artifact() -> None:
+    """The report's nested publications ground their URL; the same URL under an undeclared key, or from a tool
+    outside the catalog, grounds nothing (a payload key renamed from url to link stops grounding, visibly)."""
+    text = f"The article is online at {URL}."
+    report = Evidence.from_results({"report"}, [("report", {"publications": [{"url": URL}]})], CATALOG)
+    renamed = Evidence.from_results({"publish"}, [("publish", {"publication_id": 9, "link": URL})], CATALOG)
+    foreign = Evidence.from_results({"publish"}, [("fetch_page", {"url": URL})], CATALOG)
+    assert unbacked(text, report) == ["claim:publish"]
+    assert unbacked(text, renamed) == unbacked(text, foreign) == [f"ungrounded:{URL}"]

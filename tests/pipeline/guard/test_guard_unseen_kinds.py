@@ -16,7 +16,7 @@ from tests.paths import CLAIMS
 
 RECORDS = [r for r in load(CLAIMS) if r.category.startswith("unseen/")]
 RESULT = evaluate(RECORDS)
-FLOORS = {"train": (0.95, 0.02), "heldout": (0.95, 0.10)}  # recall floor, false-alarm ceiling
+FLOORS = {"train": (0.95, 0.02), "heldout": (0.95, 0.05)}  # recall floor, false-alarm ceiling
 
 
 def test_every_kind_has_examples_in_each_language_family() -> None:

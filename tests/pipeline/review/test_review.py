@@ -203,3 +203,35 @@ def test_flagged_mode_holds_a_run_the_guard_flagged(db_url: str, tmp_path: Path)
     assert [r["run_id"] for r in listed] == [run_id]
     assert any("publish" in flag for flag in listed[0]["flags"])
     assert pages(tmp_path) == []
+
+
+def test_the_daily_report_and_the_alert_name_what_waits_and_for_how_long(
+        db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """report --day lists the held run with its hours; the review alert names it with its title and age."""
+    from datetime import datetime, timezone
+    from zoneinfo import ZoneInfo
+
+    from pipeline.alerts import review_alert
+    from pipeline.ledger.daily import day_ledger
+
+    env = env_for(db_url, model, tmp_path)
+    run_id = held_run(env)
+    report = factline(env, "report")
+    assert report.returncode == 0, report.stderr
+    assert "awaiting review" in report.stdout and f"run {run_id}:" in report.stdout and " h)" in report.stdout
+    with open_ledger(db_url)() as s:
+        day = day_ledger(s, datetime.now(timezone.utc).date(), ZoneInfo("UTC"), "content")
+    alert = review_alert(day, datetime.now(timezone.utc))
+    assert alert is not None and alert.body["waiting"][0]["run_id"] == run_id
+    assert "awaiting review" in alert.body["text"] and " h" in alert.body["text"]
+
+
+def test_show_prints_the_article_its_fact_check_and_what_humanize_changed(
+        db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """review show: the held title and body, the fact check line, the draft-to-humanized diff, the trail."""
+    env = env_for(db_url, model, tmp_path)
+    run_id = held_run(env)
+    shown = factline(env, "review", "show", str(run_id))
+    assert shown.returncode == 0, shown.stderr
+    assert "fact check:" in shown.stdout and "what humanize changed" in shown.stdout
+    assert "review trail:" in shown.stdout and "requested" in shown.stdout

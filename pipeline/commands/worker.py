@@ -6,11 +6,10 @@ import argparse
 from typing import Any
 
 from config import Settings
+from pipeline.commands.common import CommandError, add_command
 
 
 def register(sub: Any) -> None:
-    from pipeline.commands.common import add_command
-
     worker = add_command(
         sub, "worker", help="run claimed ticks from the broker (EXECUTOR=celery)", handler=cmd_worker,
         settings=("EXECUTOR", "CELERY_*", "RUN_HEARTBEAT_SECONDS", "DATABASE_URL", "OPENAI_BASE_URL", "RUN_MAX_SECONDS"),
@@ -26,5 +25,5 @@ def cmd_worker(settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.workers.worker import run_worker  # imported when it runs: --help stays fast
 
     if args.concurrency < 1:
-        raise SystemExit("factline worker: --concurrency must be at least 1")
+        raise CommandError("worker: --concurrency must be at least 1")  # a usage error: exit 2, as every other
     return run_worker([p.settings for p in args.fleet], args.concurrency, announce=lambda line: print(line, flush=True))
