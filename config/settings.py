@@ -66,7 +66,7 @@ class Settings(BaseSettings):
     # ledger
     database_url: str = "sqlite:///var/factline.db"
 
-    # where runs execute: in the daemon's process, or on Celery workers (pipeline.executor)
+    # where runs execute: in the daemon's process, or on Celery workers (pipeline.daemon, pipeline.workers)
     executor: Literal["inline", "celery"] = "inline"
     celery_broker_url: str = "amqp://guest:guest@127.0.0.1:5672//"
     celery_queue: str = Field("factline.ticks", pattern=r"^[A-Za-z0-9_.-]{1,200}$")  # one queue per deployment
@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     run_max_turns: int = Field(30, ge=1, le=10_000)
     run_max_tool_calls: int = Field(12, ge=1, le=10_000)
     run_max_tokens: int = Field(60_000, ge=1, le=100_000_000)
-    run_max_seconds: float = seconds(900.0, DAY)  # a wall-clock deadline, enforced in flight (pipeline.deadline)
+    run_max_seconds: float = seconds(900.0, DAY)  # a wall-clock deadline, enforced in flight (pipeline.http)
     run_max_unknown_tools: int = Field(3, ge=1, le=1000)
     run_loop_window: int = Field(6, ge=4, le=1000)
 
