@@ -37,6 +37,7 @@ import httpx
 import trafilatura
 
 from capabilities.base import CapabilityContext
+from capabilities.httperrors import HTTPX_ERRORS
 from capabilities.records import SourceText, TopicRecord
 from config.topics import is_url
 
@@ -137,6 +138,8 @@ def _get(reader: Reader, url: str, deadline: float, max_bytes: int | None = None
                             f"SOURCE_DEADLINE_SECONDS {reader.deadline_seconds:g} s)") from None
     except httpx.TransportError as exc:
         raise SourceRefused(f"connection failed ({exc.__class__.__name__})") from None
+    except HTTPX_ERRORS as exc:  # the rest of httpx's tree (a URL it cannot form, a body it cannot decode...)
+        raise SourceRefused(f"refused by the HTTP client ({exc.__class__.__name__})") from None
 
 
 def _robots(reader: Reader, url: str, deadline: float) -> urllib.robotparser.RobotFileParser | None:

@@ -120,6 +120,7 @@ def cmd_list(settings: Settings, args: argparse.Namespace) -> int:
     emit(f"{'RUN':>5}  {'PIPELINE':<12} {'AGE':>7}  {'FLAGS':>5}  TITLE")
     for r in rows:
         emit(f"{r.run_id:>5}  {r.pipeline:<12} {_age(r.requested_at):>7}  {len(r.flags):>5}  {r.title}")
+        emit(f"{'':>7}fact check: {r.fact_check}")
         for flag in r.flags:
             emit(f"{'':>7}flag: {flag}")
         if r.preview:
@@ -145,11 +146,13 @@ def cmd_show(settings: Settings, args: argparse.Namespace) -> int:
                                                         DraftVersion.kind == "draft").order_by(DraftVersion.version)).first()
         trail = reviews.attempts(s, args.run)
         status, verdict = run.status, run.verdict
+        fact_check = reviews.fact_check_line(s, args.run)
     emit(f"run {args.run} ({run.pipeline}): {status}, verdict {verdict}")
     emit(f"version {version.id} ({version.kind}), score {version.score}")
     if held.preview:
         emit(f"preview: {held.preview}")
-    emit("findings: " + (held.detail or "none (the guard flagged nothing; fact check: issue #22)"))
+    emit("findings: " + (held.detail or "none: the guard and the fact check flagged nothing"))
+    emit(f"fact check: {fact_check}")
     emit("")
     emit(f"# {version.title}")
     emit("")

@@ -23,7 +23,7 @@ from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session
 
 from pipeline.ledger.locks import writer_lock
-from pipeline.ledger.models import Claim, DraftVersion, Nudge, Review, Run, Topic
+from pipeline.ledger.models import Claim, DraftVersion, FactCheck, Nudge, Review, Run, Topic
 from pipeline.outcome import NudgeKind, ReviewAction, RunStatus, Verdict
 
 REVIEWED_STEP = "publish"  # the capability the gate holds: nothing reaches the target before a decision
@@ -51,6 +51,7 @@ class Pending:
     version_id: int
     preview: str | None
     flags: list[str]
+    fact_check: str = ""
 
 
 def now() -> datetime:
@@ -64,7 +65,8 @@ def aware(when: datetime) -> datetime:
 def run_flags(s: Session, run_id: int) -> list[str]:
     """What the guard found in this run that the ledger did not back (each once), and its hallucination nudges.
 
-    The fact check's findings join here once it is on main (issue #22): this is the one place "flagged" is read.
+    A fact check (issue #22) that failed or warned on the run's latest checked version flags it too: this is
+    the one place "flagged" is read.
     """
     flags = [f"{kind}: {capability or span[:80]}" for kind, capability, span in s.execute(
         select(Claim.kind, Claim.capability, Claim.span).where(Claim.run_id == run_id, Claim.backed.is_(False))
@@ -72,7 +74,23 @@ def run_flags(s: Session, run_id: int) -> list[str]:
     nudges = s.scalar(select(Nudge.id).where(Nudge.run_id == run_id, Nudge.kind == NudgeKind.hallucination).limit(1))
     if nudges is not None:
         flags.append("the guard nudged the model for a false claim")
+    check = last_fact_check(s, run_id)
+    if check is not None and check.status in ("failed", "warned"):
+        flags.append(f"fact check {check.status}: {check.detail or ''}".rstrip(": "))
     return list(dict.fromkeys(flags))
+
+
+def last_fact_check(s: Session, run_id: int) -> FactCheck | None:
+    return s.scalars(select(FactCheck).where(FactCheck.run_id == run_id).order_by(FactCheck.id.desc()).limit(1)).first()
+
+
+def fact_check_line(s: Session, run_id: int) -> str:
+    """The run's latest fact check in one line, as the editor reads it."""
+    check = last_fact_check(s, run_id)
+    if check is None:
+        return "no fact check recorded"
+    return f"{check.status} ({check.mode}, {check.facts} facts, {check.unsupported} unsupported)" + (
+        f": {check.detail}" if check.detail else "")
 
 
 def request_review(s: Session, run_id: int, version_id: int, preview: str | None, flags: list[str]) -> None:
@@ -250,7 +268,8 @@ def pending(s: Session, pipeline: str | None = None) -> list[Pending]:
             continue
         seen.add(run.id)
         found.append(Pending(run.id, run.pipeline, version.title, topic.title, aware(review.created_at), version.id,
-                             review.preview, review.detail.split("; ") if review.detail else []))
+                             review.preview, review.detail.split("; ") if review.detail else [],
+                             fact_check_line(s, run.id)))
     return found
 
 

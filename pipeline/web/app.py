@@ -4,6 +4,8 @@
     /runs/{id}         /api/runs/{id}       one run, turn by turn
     /publications      /api/publications    URL, verification, registration
     /probes            /api/probes          the three probe rates over time, per (model, mode, source)
+    /review            /api/review          articles awaiting an editor; POST /review/{id}/approve|reject
+                                            (the only writes, with WEB_TOKEN and a CSRF token: pipeline.web.review)
 
 Query parameters (list pages): day=YYYY-MM-DD (in SCHEDULE_TIMEZONE), pipeline, verdict, model, page.
 A bad value answers 400 naming it. Handlers are plain functions (Starlette runs them in its thread pool),
@@ -30,6 +32,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -37,6 +40,7 @@ from capabilities.targets.httpserver import BodyLimit, SecurityHeaders, ServerEr
 from config import Settings
 from config.cron import time_zone
 from pipeline.outcome import Verdict
+from pipeline.web import review
 from pipeline.web.auth import COOKIE, LoginLimiter, TokenMiddleware, cookie_value, local_path, login_attempt
 from pipeline.web.charts import COLOURS, series_chart
 from pipeline.web.data import Filters, publications_page, today_page
@@ -161,6 +165,42 @@ class Dashboard:
         with self.sessions() as s:
             return JSONResponse(jsonable(probe_series(s, parse_filters(request).model)))
 
+    def review_data(self) -> list[Any]:
+        with self.sessions() as s:
+            return review.waiting(s)
+
+    def review_page(self, request: Request, message: str = "", ok: bool = True, status: int = 200) -> Response:
+        items = self.review_data()
+        with self.sessions() as s:
+            bodies = {i.run_id: review.body(s, i.version_id) for i in items}
+        token = self.settings.web_token
+        return self.page("review.html", status=status, items=items, bodies=bodies, writable=token is not None,
+                         message=message, ok=ok,
+                         csrf=(lambda run_id, action: review.csrf_token(token, run_id, action)) if token else None)
+
+    def api_review(self, request: Request) -> Response:
+        return JSONResponse(jsonable(self.review_data()))
+
+    async def decide(self, request: Request) -> Response:
+        """An editor's POST: refused without WEB_TOKEN or a valid CSRF token; else the CLI's exactly-once path."""
+        token = self.settings.web_token
+        if token is None:
+            return self.review_page(request, "read-only: this dashboard has no WEB_TOKEN; nothing was decided",
+                                    ok=False, status=403)
+        run_id, action = request.path_params["run_id"], request.path_params["action"]
+        form = review.parse_form(await request.body())
+        if action not in ("approve", "reject") or not review.csrf_valid(token, run_id, action, form.get("csrf", "")):
+            return self.review_page(request, "refused: the form's CSRF token is missing or not this form's; "
+                                             "nothing was decided", ok=False, status=403)
+        editor = form.get("editor", "").strip()[:200]
+        reason = form.get("reason", "").strip()
+        if not editor or (action == "reject" and not reason):
+            return self.review_page(request, "an editor's name (and for a rejection, a reason) is required",
+                                    ok=False, status=400)
+        line, ok = await run_in_threadpool(review.carry_out_decision, self.settings, self.sessions, run_id, action,
+                                           editor, reason, form.get("requeue") == "1")
+        return self.review_page(request, line, ok=ok, status=200 if ok else 409)
+
     def login_form(self, request: Request) -> Response:
         return self.page("login.html", next=local_path(request.query_params.get("next")), failed=False)
 
@@ -213,6 +253,9 @@ def build_app(settings: Settings, sessions: sessionmaker[Session]) -> Starlette:
         Route("/api/publications", d.api_publications, methods=["GET"]),
         Route("/probes", d.probes, methods=["GET"]),
         Route("/api/probes", d.api_probes, methods=["GET"]),
+        Route("/review", d.review_page, methods=["GET"]),
+        Route("/api/review", d.api_review, methods=["GET"]),
+        Route("/review/{run_id:int}/{action}", d.decide, methods=["POST"]),
         Route("/login", d.login_form, methods=["GET"]),
         Route("/login", d.login, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -224,3 +224,14 @@ def test_the_daily_report_and_the_alert_name_what_waits_and_for_how_long(
     alert = review_alert(day, datetime.now(timezone.utc))
     assert alert is not None and alert.body["waiting"][0]["run_id"] == run_id
     assert "awaiting review" in alert.body["text"] and " h" in alert.body["text"]
+
+
+def test_show_prints_the_article_its_fact_check_and_what_humanize_changed(
+        db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """review show: the held title and body, the fact check line, the draft-to-humanized diff, the trail."""
+    env = env_for(db_url, model, tmp_path)
+    run_id = held_run(env)
+    shown = factline(env, "review", "show", str(run_id))
+    assert shown.returncode == 0, shown.stderr
+    assert "fact check:" in shown.stdout and "what humanize changed" in shown.stdout
+    assert "review trail:" in shown.stdout and "requested" in shown.stdout
