@@ -26,6 +26,7 @@ from capabilities.base import Capability, CapabilityContext, Claims, EvidenceFie
 from capabilities.errors import ToolRejected
 from capabilities.fact_check import PASSING
 from capabilities.records import Article, DraftVersionRecord, SourceRef, TopicRecord
+from capabilities.store import Store
 from capabilities.verify import verify_publication
 
 MAX_TITLE_CHARS = 200
@@ -49,6 +50,11 @@ def publication_key(target: str, topic: TopicRecord, pipeline: str = "content") 
     digest = hashlib.sha256(topic.title.encode("utf-8")).hexdigest()[:16]
     scope = "" if pipeline == "content" else f"{pipeline}:"
     return f"publish:{scope}{target}:topic-{topic.id}-{digest}"
+
+
+def source_refs(store: Store) -> tuple[SourceRef, ...]:
+    """The run's readable sources as the page lists them under "Sources" (number, title, final URL)."""
+    return tuple(SourceRef(s.number, s.title or s.source, s.link) for s in store.run_sources() if s.ok)
 
 
 class PublishArgs(StrictArgs):
@@ -117,9 +123,8 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         replayed = publication is not None
         if publication is None:
             topic = ctx.store.topic(version.topic_id)
-            sources = tuple(SourceRef(s.number, s.title or s.source, s.link) for s in ctx.store.run_sources() if s.ok)
             article = Article(version.title, version.body, key, topic.title if topic else "", ctx.settings.language,
-                              sources)
+                              source_refs(ctx.store))
             ctx.store.intend_publication(topic_id=version.topic_id, draft_version_id=version.id, target=ctx.target.name,
                                          key=key, digest=content_digest(version.title, version.body))
             item = ctx.target.lookup(key) or ctx.target.publish(article)

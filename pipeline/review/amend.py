@@ -24,7 +24,7 @@ from sqlalchemy import select, update
 
 from capabilities.base import CapabilityContext
 from capabilities.errors import CapabilityError, ToolRejected
-from capabilities.publish import content_digest
+from capabilities.publish import content_digest, source_refs
 from capabilities.records import Article
 from capabilities.verify import verify_publication
 from pipeline.ledger.models import Draft, DraftVersion, Publication, PublicationChange, Registration, Topic
@@ -83,7 +83,8 @@ def correct(rt: Publisher, publication_id: int, edit: Edit, reason: str, editor:
                                       body=edit.body, score=None, scorer=f"editor:{editor or '-'}"[:32])
     try:
         recheck(store, version)
-        rt.target.update(row.external_id, Article(title, edit.body, row.idempotency_key, topic, rt.settings.language))
+        rt.target.update(row.external_id, Article(title, edit.body, row.idempotency_key, topic, rt.settings.language,
+                                                  source_refs(store)))
     except (ToolRejected, CapabilityError) as exc:
         return Amended(False, f"publication {publication_id}: the correction (version {version.id}) is refused: "
                               f"{exc.detail}; the page is unchanged")

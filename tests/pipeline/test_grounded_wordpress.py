@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 from pathlib import Path
 
@@ -19,11 +20,11 @@ from testkit.wordpress import WordPress
 from tests.pipeline.test_grounded_runs import FABRICATED, HONEST, SOURCE
 
 
-def grounded_run(wp: WordPress, tmp_path: Path, article: str) -> tuple[object, int, str, str]:
+def grounded_run(wp: WordPress, tmp_path: Path, article: str, source: str = "lyon.md") -> tuple[object, int, str, str]:
     (tmp_path / "lyon.md").write_text(SOURCE, encoding="utf-8")
     title = f"Heat pumps in Lyon {time.time_ns()}"  # a post of its own on the shared WordPress
     topics = tmp_path / "topics.jsonl"
-    topics.write_text(json.dumps({"title": title, "sources": ["lyon.md"]}) + "\n", encoding="utf-8")
+    topics.write_text(json.dumps({"title": title, "sources": [source]}) + "\n", encoding="utf-8")
 
     def writer(request: Request) -> str:
         return article
@@ -31,7 +32,8 @@ def grounded_run(wp: WordPress, tmp_path: Path, article: str) -> tuple[object, i
     with ScriptedModel(writer=writer) as model:
         settings = wp.settings(database_url=f"sqlite:///{tmp_path}/ledger.db", openai_base_url=model.base_url,
                                factline_model="scripted", retry_base_delay=0.01, http_timeout_seconds=10,
-                               topics_source=str(topics), fact_check_max_revisions=1)
+                               topics_source=str(topics), fact_check_max_revisions=1,
+                               source_allowed_private_hosts="127.0.0.1")
         with open_runtime(settings) as rt:
             result = run_once(rt)
             with rt.sessions() as s:
@@ -56,3 +58,13 @@ def test_an_article_with_an_unsupported_number_is_never_posted(wp: WordPress, tm
     assert (result.verdict, result.stop_reason, published) == ("unverified", "fact_check", 0)  # type: ignore[attr-defined]
     assert wp.posts(key=key) == []
     assert result.error == "2 facts not in the sources: '73%', 'Jane Smith'"  # type: ignore[attr-defined]
+
+
+def test_a_topic_whose_only_source_is_unreachable_posts_nothing(wp: WordPress, tmp_path: Path) -> None:
+    """The only source refuses connections: the run stops before writing, and WordPress gets no post."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    result, published, _, key = grounded_run(wp, tmp_path, HONEST, source=f"http://127.0.0.1:{closed}/gone")
+    assert (result.verdict, result.stop_reason, published) == ("unavailable", "sources_failed", 0)  # type: ignore[attr-defined]
+    assert wp.posts(key=key) == []

@@ -74,6 +74,7 @@ def test_correct_updates_the_same_page_verifies_it_and_keeps_the_number(
     with SiteServer(tmp_path / "site", "127.0.0.1", 0) as site:
         page = httpx.get(f"{site.url}{publication.external_id}.html")
     assert page.status_code == 200 and "runs quietly at night" in page.text
+    assert "<h2>Sources</h2>" in page.text  # the corrected page keeps the list of the run's sources (issue #22)
 
 
 def test_a_retracted_publication_is_not_corrected(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:

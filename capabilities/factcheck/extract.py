@@ -1,30 +1,7 @@
-"""The fact check: is every checkable fact of an article found in its sources or its brief? Pure functions.
+"""Reading checkable facts out of a text (the kinds and rules: capabilities.factcheck's docstring).
 
-    check_facts(text, sources, brief) -> FactReport
-        ``sources`` are (number, text) pairs as the ledger numbers them; the brief counts as source 0.
-
-What is a checkable fact (extract_facts), in English and Chinese text:
-    url        an http(s) address
-    date       May 1, 2024 / 1 May 2024 / 2024-05-01 / 2024年5月1日 (and month + year: May 2024, 2024年5月)
-    money      $1,200 / €3.5 million / 1,200 dollars / 100元 / 3亿元
-    percent    12% / 12 percent / 12 per cent / 百分之十二
-    number     a number and its unit if it has one: 1,200 / 1.2 million / 30 seconds / 5 MB / 3次 / 1.2万,
-               and the period of a rate: 250,000 items a year / 每年外借25万件
-    year       a four-digit number from 1800 to 2100 standing alone
-    quote      text in quotation marks, at least 3 words (or 4 Chinese characters)
-    title      a 《》 title
-    name       a run of capitalised words or identifiers (Jane Smith, Acme Corp, PUBLISH_DOMAIN_WHITELIST),
-               not a lone capitalised word at the start of a sentence, nor sentence-starting function words
-
-How a fact is found (never by substring): the sources are read with the same extractor into values -
-numbers as exact decimals (1,200 = 1200, 1.2 million = 1200000, 1.2万 = 12000, three = 3 in a source),
-percentages as values (12% = 12 percent = 百分之十二), dates as ISO dates (May 1, 2024 = 2024-05-01) -
-and a fact is supported when a source holds the same value: a number with a unit needs the same unit
-where the source gives one (30 MB is not 30 seconds), a year is found as a year or in a date, "12" is
-never found inside "2012" (2012 is one number). Quotations, names and titles are matched as whole runs
-of normalised words (NFKC, case-folded, punctuation dropped; Chinese per character): "Smith" is not
-found in "Smithson". What is not checked: a paraphrase that changes the meaning without changing a
-number, a date, a name or a quotation passes; so does a true number put in the wrong place.
+    extract_facts(text, source=False) -> list[Fact]     each span taken once, in the order of the kinds
+    words(text)                                         normalised words (NFKC, case-folded; CJK per character)
 """
 
 from __future__ import annotations
@@ -33,58 +10,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
-from enum import StrEnum
 
-
-class FactKind(StrEnum):
-    url = "url"
-    date = "date"
-    money = "money"
-    percent = "percent"
-    number = "number"
-    year = "year"
-    quote = "quote"
-    title = "title"
-    name = "name"
-
-
-@dataclass(frozen=True)
-class Fact:
-    kind: FactKind
-    text: str  # as the article writes it
-    key: str  # the normalised value it is looked up by
-    sentence: str
-    unit: str | None = None
-
-
-@dataclass(frozen=True)
-class CheckedFact:
-    fact: Fact
-    supported: bool
-    source_number: int | None  # 0 the brief; None when no source holds it
-    passage: str | None  # the source sentence that holds it
-
-
-@dataclass(frozen=True)
-class FactReport:
-    facts: tuple[CheckedFact, ...]
-
-    @property
-    def unsupported(self) -> tuple[CheckedFact, ...]:
-        return tuple(f for f in self.facts if not f.supported)
-
-    @property
-    def passed(self) -> bool:
-        return not self.unsupported
-
-    def summary(self, limit: int = 5) -> str:
-        """One line: "2 facts not in the sources: '73%', 'Jane Smith'" (or how many facts were found)."""
-        missing = self.unsupported
-        if not missing:
-            return f"all {len(self.facts)} facts found in the sources"
-        shown = ", ".join(repr(f.fact.text) for f in missing[:limit]) + (", ..." if len(missing) > limit else "")
-        return f"{len(missing)} fact{'s' if len(missing) != 1 else ''} not in the sources: {shown}"
-
+from capabilities.factcheck.types import Fact, FactKind
 
 MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                       "september", "october", "november", "december"), 1)}
@@ -137,7 +64,7 @@ def words(text: str) -> list[str]:
     return re.findall(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_]+(?:['’][^\W_]+)?", normalise(text).replace("'s ", " "))
 
 
-def _has_run(haystack: list[str], needle: list[str]) -> int:
+def has_run(haystack: list[str], needle: list[str]) -> int:
     """Where ``needle`` starts as a whole run of words in ``haystack``, or -1."""
     if not needle:
         return -1
@@ -370,63 +297,3 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     _scan_numbers(scan, number_words=source)
     _scan_names(scan)
     return scan.facts
-
-
-@dataclass(frozen=True)
-class _Evidence:
-    number: int
-    facts: list[Fact]
-    words: list[str]
-    text: str
-
-
-def _supports(fact: Fact, evidence: _Evidence) -> str | None:
-    """The passage of ``evidence`` that holds ``fact``, or None."""
-    if fact.kind in (FactKind.quote, FactKind.title, FactKind.name):
-        at = _has_run(evidence.words, fact.key.split())
-        if at < 0:
-            return None
-        return _passage_of_words(evidence, fact.key)
-    for found in evidence.facts:
-        if _same_value(fact, found):
-            return found.sentence
-    return None
-
-
-def _same_value(fact: Fact, found: Fact) -> bool:
-    if fact.kind == FactKind.year:
-        return (found.kind == FactKind.year and found.key == fact.key) or (
-            found.kind == FactKind.date and found.key[:4] == fact.key) or (
-            found.kind == FactKind.number and found.key == fact.key)
-    if fact.kind == FactKind.number:
-        if found.kind == FactKind.year:
-            return fact.unit is None and found.key == fact.key
-        if found.kind != FactKind.number or found.key != fact.key:
-            return False
-        return fact.unit is None or found.unit is None or found.unit == fact.unit
-    if fact.kind == FactKind.date and found.kind == FactKind.date:
-        return found.key == fact.key or (len(fact.key) == 7 and found.key[:7] == fact.key)
-    return found.kind == fact.kind and found.key == fact.key
-
-
-def _passage_of_words(evidence: _Evidence, key: str) -> str:
-    first = key.split()[0]
-    for sentence in re.split(r"(?<=[.!?。！？])\s*|\n", evidence.text):
-        if _has_run(words(sentence), key.split()) >= 0 or (first in words(sentence) and len(key.split()) == 1):
-            return " ".join(sentence.split())[:400]
-    return " ".join(evidence.text.split())[:400]
-
-
-def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = None) -> FactReport:
-    """Each checkable fact of ``text`` with the source (or brief, 0) and passage that holds it, if any."""
-    evidence = [_Evidence(n, extract_facts(t, source=True), words(t), t) for n, t in sources]
-    if brief:
-        evidence.append(_Evidence(0, extract_facts(brief, source=True), words(brief), brief))
-    checked = []
-    for fact in extract_facts(text):
-        hit = next(((e.number, p) for e in evidence if (p := _supports(fact, e)) is not None), None)
-        checked.append(CheckedFact(fact, hit is not None, hit[0] if hit else None, hit[1] if hit else None))
-    return FactReport(tuple(checked))
-
-
-__all__ = ["CheckedFact", "Fact", "FactKind", "FactReport", "check_facts", "extract_facts", "zh_number"]
