@@ -132,6 +132,7 @@ class Settings(BaseSettings):
     wordpress_url: str | None = None
     wordpress_user: str | None = None
     wordpress_app_password: SecretStr | None = None
+    wordpress_categories: CommaList = []  # the pipeline's post categories, created on WordPress when missing
     # verification: a GET of the published page must hold this share of the article (capabilities.verify)
     content_coverage_min: float = Field(0.98, gt=0, le=1)
     page_max_bytes: int = Field(5_000_000, ge=1024, le=MAX_BYTES)  # a page larger than this is not read, and not verified
@@ -195,7 +196,8 @@ class Settings(BaseSettings):
                                    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return init_settings, RenamedEnv(settings_cls, env_settings), RenamedEnv(settings_cls, dotenv_settings)
 
-    @field_validator("publish_domain_whitelist", "source_allowed_private_hosts", "source_local_dirs", mode="before")
+    @field_validator("publish_domain_whitelist", "source_allowed_private_hosts", "source_local_dirs", "wordpress_categories",
+                     mode="before")
     @classmethod
     def _split_hosts(cls, value: object) -> object:
         if isinstance(value, str):
