@@ -9,12 +9,14 @@ model requests of the run.
 Contenders:
     factline          run_once with the six no-op capabilities (benchmarks.noop), SQLite ledger
     factline-real     run_once with the real capabilities (drafts, local publish + HEAD check, registry)
+    factline-traced   factline with OpenTelemetry traces on (docs/tracing.md): every span built and batched, the
+                      exporter sending to 127.0.0.1:9, where nothing listens (a dead collector: no network time)
     openai-agents     Agent + OpenAIChatCompletionsModel, six no-op function tools
     pydantic-ai       Agent + OpenAIChatModel, six no-op tools
 
     python -m benchmarks.bench_agent_turn [--short]
-    python -m benchmarks.bench_agent_turn --calls    factline's Python function calls per turn (cProfile):
-                                                     a figure other processes on the machine cannot disturb
+    python -m benchmarks.bench_agent_turn --calls    factline's Python function calls per turn (cProfile), tracing
+                                                     off and on: a figure other processes on the machine cannot disturb
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ from benchmarks.common import ROOT, Stats, progress, save, table
 from benchmarks.noop import PAYLOADS
 from benchmarks.timed_server import SERVER_TIME_PATH, TimedScriptedModel
 
-CONTENDERS = ("factline", "factline-real", "openai-agents", "pydantic-ai")
+CONTENDERS = ("factline", "factline-traced", "factline-real", "openai-agents", "pydantic-ai")
+DEAD_COLLECTOR = "http://127.0.0.1:9"
 
 
 def pick_topic() -> str:
@@ -58,6 +61,11 @@ def humanize(draft_id: int) -> str:
     return json.dumps(PAYLOADS["humanize"])
 
 
+def fact_check(version_id: int) -> str:
+    """Check the version's facts against the run's sources."""
+    return json.dumps(PAYLOADS["fact_check"])
+
+
 def publish(version_id: int) -> str:
     """Publish a draft version."""
     return json.dumps(PAYLOADS["publish"])
@@ -73,7 +81,7 @@ def report() -> str:
     return json.dumps(PAYLOADS["report"])
 
 
-TOOLS: list[Callable[..., str]] = [pick_topic, write_draft, humanize, publish, register, report]
+TOOLS: list[Callable[..., str]] = [pick_topic, write_draft, humanize, fact_check, publish, register, report]
 
 
 def server_time(root_url: str) -> tuple[float, int]:
@@ -114,7 +122,7 @@ class CallCounter(Sampler):
         self.samples.append({"calls": pstats.Stats(profile).total_calls, "requests": requests_after - requests_before})
 
 
-def run_factline(base_url: str, sampler: Sampler, runs: int, real: bool) -> None:
+def run_factline(base_url: str, sampler: Sampler, runs: int, real: bool, traced: bool = False) -> None:
     from benchmarks.common import production_logs_to_devnull
     from benchmarks.noop import noop_catalog
     from config import load_settings
@@ -124,7 +132,9 @@ def run_factline(base_url: str, sampler: Sampler, runs: int, real: bool) -> None
     with tempfile.TemporaryDirectory() as folder:
         settings = load_settings(database_url=f"sqlite:///{folder}/ledger.db", openai_base_url=base_url,
                                  factline_model="scripted", local_site_dir=Path(folder) / "site", local_site_port=0,
-                                 agent_max_continue_prompts=0 if not real else 2)
+                                 agent_max_continue_prompts=0 if not real else 2,
+                                 otel_exporter_otlp_endpoint=DEAD_COLLECTOR if traced else None,
+                                 otel_bsp_schedule_delay=100)
         production_logs_to_devnull()
         with open_runtime(settings) as rt:
             if not real:  # same names and Args: the schemas sent are unchanged
@@ -168,8 +178,8 @@ def child(contender: str, base_url: str, runs: int, warmup: int, calls: bool = F
     """Run one contender ``warmup + runs`` times; print the samples as JSON on stdout."""
     sampler = (CallCounter if calls else Sampler)(base_url.removesuffix("/v1"), warmup)
     total = runs + warmup
-    if contender in ("factline", "factline-real"):
-        run_factline(base_url, sampler, total, real=contender == "factline-real")
+    if contender in ("factline", "factline-real", "factline-traced"):
+        run_factline(base_url, sampler, total, real=contender == "factline-real", traced=contender == "factline-traced")
     elif contender == "openai-agents":
         run_openai_agents(base_url, sampler, total)
     else:
@@ -195,15 +205,17 @@ def spawn(contender: str, base_url: str, runs: int, warmup: int) -> dict[str, An
 
 
 def count_calls(runs: int, warmup: int) -> int:
-    """Print factline's (no-op catalog) Python function calls per model request: the median over ``runs``."""
+    """Print factline's (no-op catalog) Python function calls per model request, tracing off and on: the median
+    over ``runs``."""
     with TimedScriptedModel() as server:
-        progress(f"factline: {warmup} warm-up + {runs} profiled runs in a child process")
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_agent_turn", "--child", "factline", "--calls",
-                               "--base-url", server.base_url, "--runs", str(runs), "--warmup", str(warmup)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
-    samples = json.loads(proc.stdout.strip().splitlines()[-1])
-    per_turn = statistics.median(s["calls"] / s["requests"] for s in samples)
-    print(f"factline: {per_turn:,.0f} Python function calls per turn (median of {len(samples)} runs)")
+        for contender in ("factline", "factline-traced"):
+            progress(f"{contender}: {warmup} warm-up + {runs} profiled runs in a child process")
+            proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_agent_turn", "--child", contender, "--calls",
+                                   "--base-url", server.base_url, "--runs", str(runs), "--warmup", str(warmup)],
+                                  cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
+            samples = json.loads(proc.stdout.strip().splitlines()[-1])
+            per_turn = statistics.median(s["calls"] / s["requests"] for s in samples)
+            print(f"{contender}: {per_turn:,.0f} Python function calls per turn (median of {len(samples)} runs)")
     return 0
 
 

@@ -1,7 +1,7 @@
 """No-op capabilities with the real catalog's names and argument models, for measuring the machinery alone.
 
 Each returns the id its successor needs (``topic_id``, ``draft_id`` ...), so the scripted model's
-``happy_path`` walks all six steps exactly as it does against the real catalog.
+``happy_path`` walks every step exactly as it does against the real catalog.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ PAYLOADS: dict[str, dict[str, Any]] = {
     "pick_topic": {"topic_id": 1, "title": "Benchmarks"},
     "write_draft": {"draft_id": 1, "version_id": 1},
     "humanize": {"draft_id": 1, "version_id": 2, "score": 80},
+    "fact_check": {"version_id": 2, "status": "supported", "facts": 0, "unsupported": 0, "revisions": 0},
     "publish": {"publication_id": 1, "url": "http://127.0.0.1/benchmarks"},
     "register": {"number": "CT-20260101-001"},
     "report": {"runs": 1},
@@ -35,5 +36,5 @@ class NoOp(Capability[StrictArgs, Prepared[StrictArgs]]):
 
 
 def noop_catalog() -> dict[str, Capability]:
-    """The six pipeline tools, same names and Args as capabilities.CATALOG, doing nothing."""
+    """The pipeline's tools, same names and Args as capabilities.CATALOG, doing nothing."""
     return {name: NoOp(name, cap.Args, PAYLOADS[name]) for name, cap in CATALOG.items()}

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from dotenv import dotenv_values
-from pydantic import SecretStr, ValidationError
+from pydantic import SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from config.errors import ConfigError
@@ -216,10 +216,6 @@ def _sources(settings: Settings, table: dict[str, Any], defaults: dict[str, Any]
         else:
             found[name] = "built-in default"
     return found
-
-
-def is_secret(name: str) -> bool:
-    return name in SECRET_KEYS
 
 
 def shown(settings: Settings, name: str) -> str:

@@ -66,7 +66,7 @@ class Settings(BaseSettings):
     # ledger
     database_url: str = "sqlite:///var/factline.db"
 
-    # where runs execute: in the daemon's process, or on Celery workers (pipeline.executor)
+    # where runs execute: in the daemon's process, or on Celery workers (pipeline.daemon, pipeline.workers)
     executor: Literal["inline", "celery"] = "inline"
     celery_broker_url: str = "amqp://guest:guest@127.0.0.1:5672//"
     celery_queue: str = Field("factline.ticks", pattern=r"^[A-Za-z0-9_.-]{1,200}$")  # one queue per deployment
@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     run_max_turns: int = Field(30, ge=1, le=10_000)
     run_max_tool_calls: int = Field(12, ge=1, le=10_000)
     run_max_tokens: int = Field(60_000, ge=1, le=100_000_000)
-    run_max_seconds: float = seconds(900.0, DAY)  # a wall-clock deadline, enforced in flight (pipeline.deadline)
+    run_max_seconds: float = seconds(900.0, DAY)  # a wall-clock deadline, enforced in flight (pipeline.http)
     run_max_unknown_tools: int = Field(3, ge=1, le=1000)
     run_loop_window: int = Field(6, ge=4, le=1000)
 
@@ -132,6 +132,7 @@ class Settings(BaseSettings):
     wordpress_url: str | None = None
     wordpress_user: str | None = None
     wordpress_app_password: SecretStr | None = None
+    wordpress_categories: CommaList = []  # the pipeline's post categories, created on WordPress when missing
     # verification: a GET of the published page must hold this share of the article (capabilities.verify)
     content_coverage_min: float = Field(0.98, gt=0, le=1)
     page_max_bytes: int = Field(5_000_000, ge=1024, le=MAX_BYTES)  # a page larger than this is not read, and not verified
@@ -195,7 +196,8 @@ class Settings(BaseSettings):
                                    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return init_settings, RenamedEnv(settings_cls, env_settings), RenamedEnv(settings_cls, dotenv_settings)
 
-    @field_validator("publish_domain_whitelist", "source_allowed_private_hosts", "source_local_dirs", mode="before")
+    @field_validator("publish_domain_whitelist", "source_allowed_private_hosts", "source_local_dirs", "wordpress_categories",
+                     mode="before")
     @classmethod
     def _split_hosts(cls, value: object) -> object:
         if isinstance(value, str):

@@ -13,7 +13,8 @@
    settles the outbox. A run that finds no resumable topic may take any unused one (a feed's order changes).
 
    Variants (spin -D...): NO_INTENT (publish without the write-ahead intent), NO_LOOKUP (no lookup by key,
-   neither at the start nor before the POST), REVIEW (the review gate). Checked:
+   neither at the start nor before the POST), REVIEW (the review gate), STALE (a live holder is taken for dead,
+   as a heartbeat late by more than 3 beats would make it: two workers on one run; docs/reliability.md). Checked:
      at most one post per topic on the target           assert after every POST
      an approved run publishes at most once              assert after every POST
      once quiet (timeout): every post has its ledger row, every run is closed, every pending intent settled
@@ -157,6 +158,10 @@ endnext:
          :: status[r] == APPROVED -> status[r] = RUNNING; owner[r] = w; owner_life[r] = life[w]; review_done = true
          :: status[r] == RUNNING && !alive(r) -> owner[r] = w; owner_life[r] = life[w]; review_done = true
          :: status[r] == RUNNING && alive(r) -> broker!r; goto endnext   /* held: retried later */
+#ifdef STALE
+         :: status[r] == RUNNING && alive(r) && crashes < MAXCRASH ->          /* a live holder judged dead */
+              crashes++; owner[r] = w; owner_life[r] = life[w]; review_done = true  /* (a heartbeat late) */
+#endif
          :: status[r] == AWAITING || status[r] == CLOSED -> goto endnext  /* acked, nothing to do */
          fi
        };

@@ -211,27 +211,28 @@ def run_once(
             if not dry_run:  # a preview sends nothing to the target; settling is for runs that publish
                 settle_outbox(runtime.sessions, runtime.target, runtime.settings.pipeline)
             loop = _agent_loop(runtime, journal, topic, cancel, sleep, catalog, kind)
-            stop_verdict, stop_reason, error = _run_loop(loop, journal)
-            if kind is not None and stop_verdict is None:
+            stop = _run_loop(loop, journal)
+            if kind is not None and stop is None:
                 preview = _render_preview(runtime, journal.run_id, kind)
         except (Interrupted, KeyboardInterrupt) as exc:
             name = exc.signal.name if isinstance(exc, Interrupted) else "SIGINT"
             detail = f"{name} arrived during a step; stopped there"
             journal.event(EventKind.stop, verdict=Verdict.interrupted, reason="signal", detail=detail)
-            _close(runtime, journal, Verdict.interrupted, "signal", detail, kind)
+            _close(runtime, journal, StopRun(Verdict.interrupted, "signal", detail), kind)
             logger.warning("run.interrupted", signal=name)
             raise
         except Exception as exc:
-            stop_verdict, stop_reason, error = Verdict.error, "crash", one_line(exc)
-            logger.error("run.crashed", error=runtime.redact(error))
+            stop = StopRun(Verdict.error, "crash", one_line(exc))
+            logger.error("run.crashed", error=runtime.redact(stop.detail))
             logger.opt(exception=exc).debug("run.crashed.traceback")
-            journal.event(EventKind.stop, verdict=Verdict.error, reason="crash", detail=error)
+            journal.event(EventKind.stop, verdict=Verdict.error, reason="crash", detail=stop.detail)
         finally:
             runtime.deadline.clear()
-        verdict, error = _close(runtime, journal, stop_verdict, stop_reason, error, kind)
+        verdict, error = _close(runtime, journal, stop, kind)
         seconds = time.monotonic() - started
-        logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
-        return RunResult(run_id, verdict, seconds, stop_reason, runtime.redact(error) if error else None,
+        reason = stop.reason if stop else None
+        logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=reason)
+        return RunResult(run_id, verdict, seconds, reason, runtime.redact(error) if error else None,
                          preview if verdict == Verdict.previewed else None)
 
 
@@ -269,13 +270,15 @@ def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel
     return AgentLoop(runtime, journal, llm, gateway, usage, cancel or threading.Event(), catalog, preview)
 
 
-def _close(runtime: Runtime, journal: RunJournal, stop_verdict: Verdict | None, stop_reason: str | None,
-           error: str | None, preview: str | None) -> tuple[Verdict, str | None]:
+def _close(runtime: Runtime, journal: RunJournal, stop: StopRun | None,
+           preview: str | None) -> tuple[Verdict, str | None]:
     """Judge the run from the ledger and close its row (status, verdict, reason, error): the one place.
 
-    An unverified run's error is what the checks of its pages found ("page holds 61% of the article")."""
+    ``stop`` is how the loop stopped (None: it finished). An unverified run's error is what the checks of its
+    pages found ("page holds 61% of the article")."""
+    stop_reason, error = (stop.reason, stop.detail) if stop else (None, None)
     with runtime.sessions() as s:
-        verdict = judge(s, journal.run_id, stop_verdict, preview)
+        verdict = judge(s, journal.run_id, stop.verdict if stop else None, preview)
         if verdict == Verdict.unverified and error is None:
             error = unverified_reason(s, journal.run_id)
     status = {Verdict.interrupted: RunStatus.interrupted,
@@ -317,14 +320,14 @@ def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None, dr
         raise TickAlreadyClaimed(f"tick {scheduled_for} is already claimed") from exc
 
 
-def _run_loop(loop: AgentLoop, journal: RunJournal) -> tuple[Verdict | None, str | None, str | None]:
-    """Run the loop; every way it can stop is a StopRun: (its verdict, reason, detail), or Nones when it finished."""
+def _run_loop(loop: AgentLoop, journal: RunJournal) -> StopRun | None:
+    """Run the loop; every way it can stop is a StopRun, recorded and returned; None when it finished."""
     try:
         loop.run()
-        return None, None, None
+        return None
     except StopRun as stop:
         if isinstance(stop, LLMUnavailable):
             journal.event(EventKind.escalation, tool="llm", detail=stop.detail)
         journal.event(EventKind.stop, verdict=stop.verdict, reason=stop.reason, detail=stop.detail)
         logger.warning("run.stopped", verdict=str(stop.verdict), reason=stop.reason, detail=stop.detail)
-        return stop.verdict, stop.reason, stop.detail
+        return stop

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import re
 from types import TracebackType
 from typing import Any
 
@@ -25,10 +26,11 @@ from pydantic import SecretStr
 from capabilities.errors import AuthFailed, ToolFailed
 from capabilities.httperrors import HTTPX_ERRORS, raise_for_status, request_error
 from capabilities.records import Article, PublishedItem
-from capabilities.render import article_html
+from capabilities.render import article_html, render_markdown
 from config import Settings
 
 POSTS_PATH = "/wp-json/wp/v2/posts"
+CATEGORIES_PATH = "/wp-json/wp/v2/categories"
 LOOKUP_STATUSES = "publish,future,draft,pending,private"
 SLUG_PREFIX = "factline-"
 
@@ -49,10 +51,29 @@ def render_post(article: Article) -> dict[str, str]:
     """
     return {
         "title": html.escape(article.title, quote=False),
-        "content": article_html(article).replace("[", "&#91;").replace("]", "&#93;"),
+        "content": _no_shortcodes(article_html(article)),
+        "excerpt": _no_shortcodes(render_markdown(first_paragraph(article.body_markdown))),
         "status": "publish",
         "slug": slug_for(article.idempotency_key),
     }
+
+
+def _no_shortcodes(text: str) -> str:
+    return text.replace("[", "&#91;").replace("]", "&#93;")
+
+
+def first_paragraph(markdown: str) -> str:
+    """The article's first paragraph of prose (not a heading, list, quote or code block): the post's excerpt."""
+    for block in re.split(r"\n\s*\n", markdown.strip()):
+        block = block.strip()
+        if block and not block.startswith(("#", "-", "*", ">", "```", "|", "    ")) and not re.match(r"\d+\.", block):
+            return block
+    return ""
+
+
+def term_slug(name: str) -> str:
+    """A category's slug as WordPress makes it: lower case, words joined by hyphens."""
+    return re.sub(r"[^\w]+", "-", name.lower()).strip("-")
 
 
 def _refused_as_anonymous(response: httpx.Response) -> bool:
@@ -75,16 +96,19 @@ class WordPressTarget:
 
     name = "wordpress"
 
-    def __init__(self, base_url: str, user: str, app_password: SecretStr, http: httpx.Client) -> None:
+    def __init__(self, base_url: str, user: str, app_password: SecretStr, http: httpx.Client,
+                 categories: tuple[str, ...] = ()) -> None:
         self.base_url = base_url.rstrip("/")
         self.user = user
         self._password = app_password
         self._http = http
+        self.categories = categories
+        self._category_ids: list[int] | None = None  # looked up (or created) at the first publish
 
     @classmethod
     def from_settings(cls, settings: Settings, http: httpx.Client) -> WordPressTarget:
         """Build from WORDPRESS_URL/USER/APP_PASSWORD (checked by Settings); ``http`` carries HTTP_TIMEOUT_SECONDS."""
-        return cls(*settings.wordpress_site(), http)
+        return cls(*settings.wordpress_site(), http, tuple(settings.wordpress_categories))
 
     def __enter__(self) -> WordPressTarget:
         return self
@@ -97,10 +121,10 @@ class WordPressTarget:
     def __repr__(self) -> str:
         return f"WordPressTarget({self.base_url!r}, user={self.user!r})"
 
-    def _request(self, method: str, what: str, path: str = "", **kwargs: Any) -> httpx.Response:
+    def _request(self, method: str, what: str, path: str = "", root: str = POSTS_PATH, **kwargs: Any) -> httpx.Response:
         auth = httpx.BasicAuth(self.user, self._password.get_secret_value())
         try:
-            response = self._http.request(method, self.base_url + POSTS_PATH + path, auth=auth, **kwargs)
+            response = self._http.request(method, self.base_url + root + path, auth=auth, **kwargs)
         except HTTPX_ERRORS as exc:
             raise request_error(exc, what) from exc
         if response.status_code == 400 and _refused_as_anonymous(response):
@@ -140,8 +164,31 @@ class WordPressTarget:
         logger.info("wordpress.lookup_found", slug=slug, post_id=item.external_id, status=matching[0].get("status"))
         return item
 
+    def category_ids(self) -> list[int]:
+        """The pipeline's WORDPRESS_CATEGORIES as term ids: each looked up by slug, created only when missing."""
+        if self._category_ids is None:
+            self._category_ids = [self._term(CATEGORIES_PATH, name) for name in self.categories]
+        return self._category_ids
+
+    def _term(self, root: str, name: str) -> int:
+        slug = term_slug(name)
+        what = f"WordPress term {slug}"
+        found = self._request("GET", what, root=root, params={"slug": slug, "_fields": "id,slug"}).json()
+        if isinstance(found, list) and found and isinstance(found[0].get("id"), int):
+            return int(found[0]["id"])
+        response = self._http.request("POST", self.base_url + root, json={"name": name, "slug": slug},
+                                      auth=httpx.BasicAuth(self.user, self._password.get_secret_value()))
+        body = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
+        if response.status_code == 400 and body.get("code") == "term_exists":  # made meanwhile by another run
+            return int(body["data"]["term_id"])
+        raise_for_status(response, what)
+        logger.info("wordpress.term_created", root=root, slug=slug, term_id=body.get("id"))
+        return int(body["id"])
+
     def publish(self, article: Article) -> PublishedItem:
-        fields = render_post(article)
+        fields: dict[str, Any] = render_post(article)
+        if self.categories:
+            fields["categories"] = self.category_ids()
         what = f"WordPress publish {fields['slug']}"
         response = self._request("POST", what, json=fields)
         if response.status_code not in (200, 201):
@@ -173,7 +220,8 @@ class WordPressTarget:
         fields = render_post(article)
         what = f"WordPress correct post {external_id}"
         response = self._request("POST", what, path=f"/{external_id}",
-                                 json={"title": fields["title"], "content": fields["content"]})
+                                 json={"title": fields["title"], "content": fields["content"],
+                                       "excerpt": fields["excerpt"]})
         if response.status_code != 200:
             raise ToolFailed(f"{what}: unexpected HTTP {response.status_code}")
         try:

@@ -103,17 +103,6 @@ class Sentence:
     text: str  # the reading text of the sentence, including its end mark
     clause_ends: tuple[int, ...]  # offsets (in the sentence) of clause boundaries
 
-    def clause_of(self, offset: int) -> tuple[int, int]:
-        """The [start, end) of the clause holding ``offset`` (sentence-relative)."""
-        start, end = 0, len(self.text)
-        for boundary in self.clause_ends:
-            if boundary < offset:
-                start = boundary
-            else:
-                end = boundary
-                break
-        return start, end
-
 
 def sentences(reading: str) -> list[Sentence]:
     result, last = [], 0

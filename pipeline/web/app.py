@@ -40,7 +40,8 @@ from capabilities.targets.httpserver import BodyLimit, SecurityHeaders, ServerEr
 from config import Settings
 from config.cron import time_zone
 from pipeline.outcome import Verdict
-from pipeline.web import auth, review
+from pipeline.web import review
+from pipeline.web.auth import COOKIE, LoginLimiter, TokenMiddleware, cookie_value, local_path, login_attempt
 from pipeline.web.charts import COLOURS, series_chart
 from pipeline.web.data import Filters, publications_page, today_page
 from pipeline.web.probes import GATED, probe_models, probe_series
@@ -103,7 +104,7 @@ class Dashboard:
 
     def __init__(self, settings: Settings, sessions: sessionmaker[Session]) -> None:
         self.settings, self.sessions = settings, sessions
-        self.logins = auth.LoginLimiter()
+        self.logins = LoginLimiter()
         self.tz: ZoneInfo = time_zone(settings.schedule_timezone)
         self.env = Environment(loader=PackageLoader("pipeline.web", "templates"), autoescape=True,
                                trim_blocks=True, lstrip_blocks=True)
@@ -201,21 +202,21 @@ class Dashboard:
         return self.review_page(request, line, ok=ok, status=200 if ok else 409)
 
     def login_form(self, request: Request) -> Response:
-        return self.page("login.html", next=auth.local_path(request.query_params.get("next")), failed=False)
+        return self.page("login.html", next=local_path(request.query_params.get("next")), failed=False)
 
     async def login(self, request: Request) -> Response:
         client = request.client.host if request.client else "?"
         if wait := self.logins.wait(client):
             return PlainTextResponse("too many failed logins; try again later\n", 429,
                                      headers={"Retry-After": str(int(wait) + 1)})
-        ok, target = await auth.login_attempt(request, self.settings.web_token)
+        ok, target = await login_attempt(request, self.settings.web_token)
         if not ok:
             self.logins.failed(client)
             return self.page("login.html", status=401, next=target, failed=True)
         response = RedirectResponse(target, status_code=303)
         if self.settings.web_token is not None:
             lifetime = self.settings.web_session_hours * 3600
-            response.set_cookie(auth.COOKIE, auth.cookie_value(self.settings.web_token, lifetime), httponly=True,
+            response.set_cookie(COOKIE, cookie_value(self.settings.web_token, lifetime), httponly=True,
                                 samesite="strict", path="/", max_age=int(lifetime), secure=self._over_tls(request))
         return response
 
@@ -261,5 +262,5 @@ def build_app(settings: Settings, sessions: sessionmaker[Session]) -> Starlette:
     ]
     middleware = [Middleware(ServerErrors), Middleware(SecurityHeaders, csp=CSP), Middleware(BodyLimit)]
     if settings.web_token is not None:
-        middleware.append(Middleware(auth.TokenMiddleware, token=settings.web_token))
+        middleware.append(Middleware(TokenMiddleware, token=settings.web_token))
     return Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: d.error})

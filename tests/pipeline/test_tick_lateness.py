@@ -17,6 +17,7 @@ from config.cron import parse_cron, tick_time
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.detail import run_detail
 from pipeline.ledger.models import Run
+from pipeline.ledger.runs import RunStamp
 from pipeline.metrics import Metrics
 from pipeline.runner import run_once
 from pipeline.runtime import Runtime
@@ -66,7 +67,7 @@ def test_a_celery_tick_s_lateness_is_sent_and_taken(settings: Settings) -> None:
     with sessions.begin() as s:
         mark_sent(s, run_id)
     with sessions.begin() as s:
-        take(s, run_id, 10, "scripted", "native", "p", "c")
+        take(s, run_id, 10, RunStamp("scripted", "native", "p", "c"))
     with sessions() as s:
         lateness = run_detail(s, run_id).lateness()
     assert set(lateness) == {"sent", "taken"} and 5 <= lateness["sent"] <= lateness["taken"] < 15

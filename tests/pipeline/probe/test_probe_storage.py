@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
 from sqlalchemy.exc import IntegrityError
 

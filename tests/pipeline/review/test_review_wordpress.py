@@ -145,3 +145,26 @@ def test_retract_and_correct_on_wordpress(pg_url: str, model: ScriptedModel, wp:
     with open_ledger(pg_url)() as s:
         registration = s.scalars(select(Registration)).one()
         assert registration.retracted_at is not None and registration.corrections == 1
+
+
+def test_categories_exist_once_after_two_runs_and_the_excerpt_is_the_first_paragraph(
+        pg_url: str, model: ScriptedModel, wp: WordPress, tmp_path: Path) -> None:
+    """WORDPRESS_CATEGORIES: looked up by slug, created when missing, once, however many runs name them; each
+    post carries them and an excerpt made from the article's first paragraph."""
+    names = [f"Heat {uuid.uuid4().hex[:8]}", f"Pumps {uuid.uuid4().hex[:8]}"]
+    env = {**wp_env(pg_url, model, wp, tmp_path, topics=2), "REVIEW_MODE": "none",
+           "WORDPRESS_CATEGORIES": ",".join(names)}
+    for _ in range(2):
+        done = factline(env, "run")
+        assert done.returncode == 0, done.stdout + done.stderr
+    with wp.client() as http:
+        terms = [http.get(f"{wp.url}/wp-json/wp/v2/categories", params={"search": name.split()[1]}).json()
+                 for name in names]
+    assert [len(found) for found in terms] == [1, 1]
+    ids = sorted(found[0]["id"] for found in terms)
+    with open_ledger(pg_url)() as s:
+        posts = [wp.post(p.external_id) for p in s.scalars(select(Publication))]
+    assert len(posts) == 2
+    for post in posts:
+        assert sorted(post["categories"]) == ids
+        assert post["excerpt"]["raw"].strip() and post["excerpt"]["raw"].strip() in post["content"]["raw"]
