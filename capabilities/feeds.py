@@ -9,7 +9,9 @@
         request's own timeout is at most what remains, so a server that trickles a byte at a time ends
         at most one read timeout past the deadline instead of never (a per-read timeout alone never fires).
     entry_topics(document, max_items)
-        each entry's title, its link (http(s) only) as its one source and its summary (as text) as its brief.
+        each entry's title, its link (http(s) only) as its one source, its summary (as text) as its brief and
+        its categories (RSS <category>, Atom <category term>) as its tags (config.topics.clean_tags: cleaned
+        like titles, at most MAX_TAGS of at most MAX_TAG_CHARS characters).
         feedparser on the bytes (wrapped in BytesIO, so they are never taken for a URL or a path). It
         strips the DOCTYPE before parsing, keeps only internal entities and turns off external general
         entities in the SAX parser, so no DTD or external entity is ever fetched. Only entries count: the
@@ -34,7 +36,7 @@ import httpx
 from capabilities.errors import Retryable, ToolFailed
 from capabilities.httperrors import HTTPX_ERRORS, raise_for_status, request_error
 from capabilities.verify import MAX_REDIRECTS, host_allowed
-from config.topics import MAX_BRIEF_CHARS, TopicSpec, is_url
+from config.topics import MAX_BRIEF_CHARS, TopicSpec, clean_tags, is_url
 
 
 @dataclass(frozen=True)
@@ -113,10 +115,13 @@ def _title_text(entry: feedparser.FeedParserDict) -> str:
 
 
 def _entry_topic(entry: feedparser.FeedParserDict) -> TopicSpec:
-    """An entry as a topic: its title, its link as the one source (http(s) only), its summary as the brief."""
+    """An entry as a topic: its title, its link as the one source (http(s) only), its summary as the brief, its
+    categories as the tags."""
     link = str(entry.get("link", "")).strip()
     summary = _plain(str(entry.get("summary", "")), entry.get("summary_detail", {}).get("type", "text/html"))
-    return TopicSpec(_title_text(entry), (link,) if is_url(link) else (), summary[:MAX_BRIEF_CHARS] or None)
+    terms = [str(tag.get("term") or "") for tag in entry.get("tags", []) if isinstance(tag, dict)]
+    return TopicSpec(_title_text(entry), (link,) if is_url(link) else (), summary[:MAX_BRIEF_CHARS] or None,
+                     clean_tags(terms))
 
 
 def entry_topics(document: bytes, max_items: int) -> list[TopicSpec]:

@@ -124,7 +124,7 @@ class Publish(Capability[PublishArgs, PublishPlan]):
         if publication is None:
             topic = ctx.store.topic(version.topic_id)
             article = Article(version.title, version.body, key, topic.title if topic else "", ctx.settings.language,
-                              source_refs(ctx.store))
+                              source_refs(ctx.store), topic.tags if topic else ())
             ctx.store.intend_publication(topic_id=version.topic_id, draft_version_id=version.id, target=ctx.target.name,
                                          key=key, digest=content_digest(version.title, version.body))
             item = ctx.target.lookup(key) or ctx.target.publish(article)

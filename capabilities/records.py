@@ -87,7 +87,8 @@ class Article:
     """What a target publishes: already validated, with the idempotency key that names it.
 
     Every target renders ``body_markdown`` with capabilities.render; ``topic`` and ``language`` are
-    shown by pages that carry them (the local site: ``<html lang>``, the byline).
+    shown by pages that carry them (the local site: ``<html lang>``, the byline); ``tags`` come from the
+    topic (a ``.jsonl`` topic's tags, a feed entry's categories).
     """
 
     title: str
@@ -96,6 +97,7 @@ class Article:
     topic: str = ""
     language: str = "en"
     sources: tuple[SourceRef, ...] = ()  # listed under the article by every target
+    tags: tuple[str, ...] = ()  # the topic's tags: WordPress post tags, shown on the local site's page
 
 
 @dataclass(frozen=True)

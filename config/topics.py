@@ -4,6 +4,11 @@
     .jsonl   one JSON object a line: {"title": str (required), "sources": [URL or local path, ...],
              "brief": str, "tags": [str, ...]} (all but the title optional; other keys are an error)
 
+Tags (a ``.jsonl`` topic's ``tags``, a feed entry's categories) are cleaned like titles (whitespace runs
+made one space, control characters dropped), repeats (ignoring case) given once; a topics file with more
+than MAX_TAGS tags on a line or a tag longer than MAX_TAG_CHARS is an error, a feed's extra or overlong
+categories are left out (``clean_tags``).
+
 A local source path is resolved against the topics file's folder (symlinks followed) and must lie inside
 that folder or one of SOURCE_LOCAL_DIRS: a topics file cannot make factline read /etc/passwd. A URL
 must be http(s). Every problem is one line naming the file and line (``TopicsFileError``); the settings
@@ -13,6 +18,7 @@ check turns it into a start-up error (exit 2). Blank lines are ignored in both f
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +26,10 @@ from urllib.parse import urlsplit
 
 MAX_SOURCES = 8
 MAX_BRIEF_CHARS = 4000
+MAX_TAGS = 8
+MAX_TAG_CHARS = 60
 _KEYS = {"title", "sources", "brief", "tags"}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class TopicsFileError(ValueError):
@@ -63,6 +72,31 @@ def _strings(value: object, key: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+def clean_tag(value: str) -> str:
+    """A tag as a title is cleaned: control characters dropped, whitespace runs made one space."""
+    return " ".join(_CONTROL.sub(" ", value).split())
+
+
+def clean_tags(values: Iterable[str]) -> tuple[str, ...]:
+    """Tags from a feed: cleaned, empty or longer than MAX_TAG_CHARS left out, repeats (any case) once, at most
+    MAX_TAGS, in their order."""
+    kept: dict[str, str] = {}
+    for value in values:
+        tag = clean_tag(value)
+        if tag and len(tag) <= MAX_TAG_CHARS:
+            kept.setdefault(tag.casefold(), tag)
+    return tuple(kept.values())[:MAX_TAGS]
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    given = [clean_tag(tag) for tag in _strings(value, "tags")]
+    if long := [tag for tag in given if len(tag) > MAX_TAG_CHARS]:
+        raise TopicsFileError(f"tag {long[0][:20]!r}... is longer than {MAX_TAG_CHARS} characters")
+    if (count := len({tag.casefold() for tag in given})) > MAX_TAGS:
+        raise TopicsFileError(f"{count} tags, more than {MAX_TAGS}")
+    return clean_tags(given)
+
+
 def parse_topic_line(line: str, base: Path, allowed: Iterable[Path]) -> TopicSpec:
     """One JSON Lines entry as a TopicSpec; TopicsFileError says what is wrong with it."""
     try:
@@ -93,7 +127,7 @@ def parse_topic_line(line: str, base: Path, allowed: Iterable[Path]) -> TopicSpe
     if brief is not None and (not isinstance(brief, str) or len(brief) > MAX_BRIEF_CHARS):
         raise TopicsFileError(f"'brief' must be a string of at most {MAX_BRIEF_CHARS} characters")
     return TopicSpec(" ".join(title.split()), tuple(dict.fromkeys(checked)), (brief or "").strip() or None,
-                     _strings(data.get("tags", []), "tags"))
+                     _tags(data.get("tags", [])))
 
 
 def read_jsonl_topics(path: Path, allowed_dirs: Iterable[Path] = ()) -> list[TopicSpec]:

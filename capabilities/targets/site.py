@@ -7,7 +7,7 @@
                                                                     (capabilities.targets.httpserver)
 
 Every page is self-contained (the stylesheet is inlined: one request, nothing to go stale) and has
-``lang``, a viewport, its date and topic. Each article keeps a small JSON file beside it
+``lang``, a viewport, its date, topic and tags. Each article keeps a small JSON file beside it
 (``<slug>.json``: title, topic, language, date) from which index.html and feed.xml (feedgen) are
 rebuilt after every publish, so the site describes itself without the ledger. Every file is written
 to a temporary name and renamed: a reader never sees half a page.
@@ -62,9 +62,10 @@ def atomic_write(path: Path, text: str) -> None:
 
 
 def render_page(article: Article, body_html: str, published: datetime) -> str:
-    """The article's page: title, date, topic and the rendered body inside the site's layout."""
+    """The article's page: title, date, topic, tags and the rendered body inside the site's layout (the tags are
+    escaped by the template's autoescape, like the title)."""
     return _JINJA.get_template("page.html").render(
-        title=article.title, topic=article.topic, language=article.language, published=published,
+        title=article.title, topic=article.topic, tags=article.tags, language=article.language, published=published,
         body=Markup(body_html), css=_CSS)
 
 

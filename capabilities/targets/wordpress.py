@@ -31,6 +31,7 @@ from config import Settings
 
 POSTS_PATH = "/wp-json/wp/v2/posts"
 CATEGORIES_PATH = "/wp-json/wp/v2/categories"
+TAGS_PATH = "/wp-json/wp/v2/tags"
 LOOKUP_STATUSES = "publish,future,draft,pending,private"
 SLUG_PREFIX = "factline-"
 
@@ -72,7 +73,7 @@ def first_paragraph(markdown: str) -> str:
 
 
 def term_slug(name: str) -> str:
-    """A category's slug as WordPress makes it: lower case, words joined by hyphens."""
+    """A category's or tag's slug as WordPress makes it: lower case, words joined by hyphens."""
     return re.sub(r"[^\w]+", "-", name.lower()).strip("-")
 
 
@@ -104,6 +105,7 @@ class WordPressTarget:
         self._http = http
         self.categories = categories
         self._category_ids: list[int] | None = None  # looked up (or created) at the first publish
+        self._tag_ids: dict[str, int] = {}  # slug -> term id, as looked up (or created) by this target
 
     @classmethod
     def from_settings(cls, settings: Settings, http: httpx.Client) -> WordPressTarget:
@@ -170,6 +172,20 @@ class WordPressTarget:
             self._category_ids = [self._term(CATEGORIES_PATH, name) for name in self.categories]
         return self._category_ids
 
+    def tag_ids(self, names: tuple[str, ...]) -> list[int]:
+        """An article's tags as term ids: each looked up by slug, created only when missing. A tag whose slug
+        would be empty (punctuation only) is left out: a lookup by an empty slug would match every tag."""
+        ids: list[int] = []
+        for name in names:
+            slug = term_slug(name)
+            if not slug:
+                continue
+            if slug not in self._tag_ids:
+                self._tag_ids[slug] = self._term(TAGS_PATH, name)
+            if self._tag_ids[slug] not in ids:
+                ids.append(self._tag_ids[slug])
+        return ids
+
     def _term(self, root: str, name: str) -> int:
         slug = term_slug(name)
         what = f"WordPress term {slug}"
@@ -189,6 +205,8 @@ class WordPressTarget:
         fields: dict[str, Any] = render_post(article)
         if self.categories:
             fields["categories"] = self.category_ids()
+        if tags := self.tag_ids(article.tags):
+            fields["tags"] = tags
         what = f"WordPress publish {fields['slug']}"
         response = self._request("POST", what, json=fields)
         if response.status_code not in (200, 201):

@@ -76,7 +76,8 @@ def correct(rt: Publisher, publication_id: int, edit: Edit, reason: str, editor:
     with rt.sessions() as s:
         current = s.get_one(DraftVersion, row.draft_version_id)
         draft = s.get_one(Draft, current.draft_id)
-        topic = s.get_one(Topic, row.topic_id).title
+        topic_row = s.get_one(Topic, row.topic_id)
+        topic, tags = topic_row.title, tuple(topic_row.tags or ())
         title, draft_id, topic_id = edit.title or current.title, draft.id, draft.topic_id
     store = LedgerStore(rt.sessions, row.run_id, row.pipeline)
     version = store.add_draft_version(topic_id=topic_id, draft_id=draft_id, kind="correction", title=title,
@@ -84,7 +85,7 @@ def correct(rt: Publisher, publication_id: int, edit: Edit, reason: str, editor:
     try:
         recheck(store, version)
         rt.target.update(row.external_id, Article(title, edit.body, row.idempotency_key, topic, rt.settings.language,
-                                                  source_refs(store)))
+                                                  source_refs(store), tags))
     except (ToolRejected, CapabilityError) as exc:
         return Amended(False, f"publication {publication_id}: the correction (version {version.id}) is refused: "
                               f"{exc.detail}; the page is unchanged")

@@ -17,5 +17,6 @@ def render_preview(settings: Settings, store: LedgerStore, version_id: int, slug
     if version is None:
         return None
     topic = store.topic(version.topic_id)
-    article = Article(version.title, version.body, f"preview:{slug}", topic.title if topic else "", settings.language)
+    article = Article(version.title, version.body, f"preview:{slug}", topic.title if topic else "", settings.language,
+                      tags=topic.tags if topic else ())
     return write_preview(settings.preview_dir, slug, article, render_markdown(version.body))

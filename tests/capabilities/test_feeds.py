@@ -11,6 +11,7 @@ import pytest
 from capabilities.errors import Retryable, ToolFailed
 from capabilities.pick_topic import read_topics
 from config import Settings, load_settings
+from config.topics import MAX_TAG_CHARS, MAX_TAGS
 from tests.local_http import LocalHTTP, answer, redirect, trickle
 
 RSS = b"""<?xml version="1.0" encoding="utf-8"?>
@@ -58,6 +59,33 @@ def test_atom_source_title_is_not_a_topic(server: LocalHTTP) -> None:
     """An Atom entry's <source><title> names another feed, not a topic; HTML titles come out as text."""
     server.routes["/atom"] = answer(200, ATOM, {"Content-Type": "application/atom+xml"})
     assert topics(server.url("/atom")) == ["Rainwater tanks", "Green roofs"]
+
+
+TAGGED = b"""<?xml version="1.0" encoding="utf-8"?>
+<rss version="2.0"><channel><title>T</title>
+  <item><title>Heat pumps</title><category>  Energy\n  policy </category><category>energy POLICY</category>
+    <category>Heat &amp; pumps</category><category>%s</category>%s</item>
+  <item><title>No categories</title></item>
+</channel></rss>""" % (b"x" * (MAX_TAG_CHARS + 1), b"".join(b"<category>c%d</category>" % n for n in range(MAX_TAGS)))
+
+ATOM_TAGGED = b"""<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title>
+  <entry><title>Rainwater tanks</title><category term="Water" /><category term="Gardens" label="Our gardens" /></entry>
+</feed>"""
+
+
+def test_feed_entry_categories_become_topic_tags(server: LocalHTTP) -> None:
+    """RSS <category> and Atom <category term> become the topic's tags: cleaned like titles, repeats once,
+    an overlong one left out, at most MAX_TAGS."""
+    server.routes["/rss"] = answer(200, TAGGED, {"Content-Type": "application/rss+xml"})
+    server.routes["/atom"] = answer(200, ATOM_TAGGED, {"Content-Type": "application/atom+xml"})
+    settings: Settings = load_settings(topics_source=server.url("/rss"))
+    with httpx.Client(timeout=settings.http_timeout_seconds) as http:
+        rss = read_topics(settings, http)
+        atom = read_topics(load_settings(topics_source=server.url("/atom")), http)
+    assert rss[0].tags == ("Energy policy", "Heat & pumps", *(f"c{n}" for n in range(MAX_TAGS - 2)))
+    assert rss[1].tags == ()
+    assert atom[0].tags == ("Water", "Gardens")
 
 
 def test_no_dtd_or_external_entity_is_ever_fetched(server: LocalHTTP) -> None:

@@ -38,12 +38,21 @@ def test_a_jsonl_topic_keeps_its_sources_brief_and_tags(tmp_path: Path) -> None:
     assert (spec.brief, spec.tags) == ("Costs.", ("energy",))
 
 
+def test_jsonl_tags_are_cleaned_like_titles_and_given_once(tmp_path: Path) -> None:
+    """Whitespace runs become one space, control characters go, a repeat in another case is dropped."""
+    path = write(tmp_path / "topics.jsonl", json.dumps({"title": "A", "tags": [" Heat\n pumps ", "HEAT pumps", "a\u0007b"]}))
+    (spec,) = read_jsonl_topics(path)
+    assert spec.tags == ("Heat pumps", "a b")
+
+
 @pytest.mark.parametrize(("line", "expected"), [
     ('{"title": "A", "sources": [}', "line 2: not JSON"),
     ('{"sources": ["https://example.org/"]}', "line 2: missing title"),
     ('{"title": "A", "sources": ["../../etc/passwd"]}', "line 2: source '../../etc/passwd' is outside the allowed folders"),
     ('{"title": "A", "sources": ["file:///etc/passwd"]}', "neither an http(s) URL nor a file path"),
     ('{"title": "A", "source": []}', "unknown key 'source'"),
+    ('{"title": "A", "tags": ["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"]}', "line 2: 9 tags, more than 8"),
+    ('{"title": "A", "tags": ["%s"]}' % ("x" * 61), "is longer than 60 characters"),
 ])
 def test_a_bad_topics_line_stops_the_start_with_one_line(tmp_path: Path, line: str, expected: str) -> None:
     """Broken JSON, a missing title, a path outside the allowed folders: one line naming file and line, at start."""

@@ -129,3 +129,27 @@ def test_a_run_that_found_the_port_taken_serves_the_site_once_the_server_exits(t
             assert second.serving
             assert "page of the second run" in httpx.get(f"http://127.0.0.1:{port}/a-1.html").text
         assert not second.serving
+
+
+def test_the_local_page_shows_the_topics_tags_escaped_and_the_article_still_verifies(
+        db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
+    """A `.jsonl` topic's tags are listed on the published page as text (markup escaped); the page still holds the
+    whole article (verified, same coverage as a page without tags)."""
+    import json
+
+    from pipeline.runtime import open_runtime
+    from tests.conftest import make_settings
+
+    topics = tmp_path / "topics.jsonl"
+    topics.write_text(json.dumps({"title": "Heat pumps in old houses", "tags": ["Energy", "<b>Heat & pumps</b>"]}) + "\n")
+    settings = make_settings(db_url, model.base_url, tmp_path, topics_source=str(topics))
+    with open_runtime(settings) as rt:
+        result = run_once(rt)
+        assert result.exit_code == 0, result
+        with rt.sessions() as s:
+            publication = s.scalars(select(Publication)).one()
+        html = (settings.local_site_dir / publication.url.rsplit("/", 1)[1]).read_text(encoding="utf-8")
+    page = LexborHTMLParser(html)
+    assert [li.text() for li in page.css("ul.tags li")] == ["Energy", "<b>Heat & pumps</b>"]
+    assert page.css("ul.tags b") == [] and "&lt;b&gt;Heat &amp; pumps&lt;/b&gt;" in html
+    assert publication.verified_at is not None and publication.content_coverage == 1.0
