@@ -168,3 +168,28 @@ def test_categories_exist_once_after_two_runs_and_the_excerpt_is_the_first_parag
     for post in posts:
         assert sorted(post["categories"]) == ids
         assert post["excerpt"]["raw"].strip() and post["excerpt"]["raw"].strip() in post["content"]["raw"]
+
+
+def test_tags_exist_once_after_two_runs_naming_them_and_each_post_carries_them(
+        pg_url: str, model: ScriptedModel, wp: WordPress, tmp_path: Path) -> None:
+    """A topic's tags (`.jsonl`): looked up by slug at /wp/v2/tags, created only when missing, so two runs whose
+    topics name the same tags leave each tag once; both posts carry both tags."""
+    import json
+
+    names = [f"Solar {uuid.uuid4().hex[:8]}", f"Roofs {uuid.uuid4().hex[:8]}"]
+    topics = tmp_path / "topics.jsonl"
+    topics.write_text("".join(json.dumps({"title": f"Tagged topic {uuid.uuid4().hex[:12]}", "tags": names}) + "\n"
+                              for _ in range(2)))
+    env = {**wp_env(pg_url, model, wp, tmp_path, topics=2), "REVIEW_MODE": "none", "TOPICS_SOURCE": str(topics)}
+    for _ in range(2):
+        done = factline(env, "run")
+        assert done.returncode == 0, done.stdout + done.stderr
+    with wp.client() as http:
+        terms = [http.get(f"{wp.url}/wp-json/wp/v2/tags", params={"search": name.split()[1]}).json()
+                 for name in names]
+    assert [[t["name"] for t in found] for found in terms] == [[names[0]], [names[1]]]
+    ids = sorted(found[0]["id"] for found in terms)
+    with open_ledger(pg_url)() as s:
+        posts = [wp.post(p.external_id) for p in s.scalars(select(Publication))]
+    assert len(posts) == 2
+    assert [sorted(post["tags"]) for post in posts] == [ids, ids]
