@@ -16,7 +16,7 @@ $(PHOENIX_VENV)/bin/phoenix:
 	python3 -m venv $(PHOENIX_VENV)
 	$(PHOENIX_VENV)/bin/python -m pip install -q 'arize-phoenix==20.26.1'
 
-.PHONY: install model browser phoenix run test test-fast bench-short
+.PHONY: install model browser spin phoenix run test test-fast bench-short
 phoenix: $(PHOENIX_VENV)/bin/phoenix
 
 install: $(VENV)/.installed
@@ -31,10 +31,14 @@ model: install
 browser:
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
+# Debian's spin for the publication protocol's model check (tests/pipeline/ledger/test_protocol_model.py).
+spin:
+	command -v spin >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq spin >/dev/null)
+
 run: install
 	$(VENV)/bin/factline run
 
-test: install model browser phoenix
+test: install model browser spin phoenix
 	$(PY) -m pytest
 
 # SQLite only unless FACTLINE_TEST_BACKENDS says otherwise (make test covers PostgreSQL too)
