@@ -213,7 +213,7 @@ def _rate(text: str, start: int, end: int) -> str | None:
 def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     scale = r"(?:\s*(thousand|million|billion|trillion)\b|\s?(万|亿))?"
     unit = rf"(?:\s?-?\s?({_UNIT_RE})(?![a-z]))?"
-    for m in re.finditer(rf"{_NUM}{scale}{unit}(?![A-Za-z])", scan.masked, flags=re.I):  # not 5xx, not 4B
+    for m in re.finditer(rf"{_NUM}{scale}{unit}(?![A-Za-z]|\.\d)", scan.masked, flags=re.I):  # not 5xx, not 0.5B
         factor = SCALES.get((m.group(3) or m.group(4) or "").lower(), 1)
         value = _decimal(m.group(1), m.group(2), factor)
         unit_name = UNITS.get((m.group(5) or "").lower()) if m.group(5) else None
@@ -247,7 +247,7 @@ def _scan_quotes(scan: _Scan) -> None:
         scan.take(m, FactKind.title, " ".join(words(m.group(1))), group=1)
 
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.'’][A-Za-z0-9]+)*")
+_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-_.'’][A-Za-z0-9]+)*")  # not the B of 0.5B
 
 
 def _capitalised(token: str) -> bool:

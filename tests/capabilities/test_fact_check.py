@@ -107,3 +107,8 @@ def test_title_case_headings_and_labels_are_not_names() -> None:
     """'Verification Steps' as a heading and 'Word Count:' as a label are no names; a sentence's name still is."""
     text = "## Verification Steps\n\nWord Count: the page holds 98% of it.\n\nIt was built by Jane Smith."
     assert [(f.kind, f.text) for f in extract_facts(text)] == [("percent", "98%"), ("name", "Jane Smith")]
+
+
+def test_a_unit_letter_glued_to_a_number_is_no_name() -> None:
+    """The B of '0.5B' is part of the model's size, not a name (the embedded trial's fourth run)."""
+    assert check_facts("Why the 0.5B model needs constrained mode.", [(1, "Qwen2.5-Coder-0.5B-Instruct.")]).passed
