@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
 import pytest
 
 agents = pytest.importorskip("agents", reason="the agents extra: pip install -e '.[agents]'")
@@ -20,6 +24,14 @@ from tests.cli_helpers import factline, user_env  # noqa: E402
 
 CLAIM = "Your reservation ZFA04Y has been successfully cancelled."
 CANCEL = call("cancel_reservation", {"reservation_id": "ZFA04Y"})
+
+
+def in_thread(run_sync: Callable[..., Any], *args: Any) -> Any:
+    """``ClaimCheck.run_sync`` in a thread of its own, as a program without an event loop calls it: the suite's
+    session-wide browser (Playwright's sync API) keeps an asyncio loop running in the main thread, where
+    ``asyncio.run`` refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run_sync, *args).result()
 
 
 def airline_agent(model: ScriptedModel, executed: list[str]) -> Agent[None]:
@@ -47,7 +59,7 @@ def test_claim_of_an_unexecuted_cancellation_is_nudged_then_corrected(model: Scr
     executed: list[str] = []
     model.policy = script(say(CLAIM), CANCEL, say(CLAIM))
     check = ClaimCheck(max_nudges=2)
-    result = check.run_sync(airline_agent(model, executed), "Please cancel my reservation ZFA04Y.")
+    result = in_thread(check.run_sync, airline_agent(model, executed), "Please cancel my reservation ZFA04Y.")
     assert result.final_output == CLAIM
     assert check.nudges == 1 and executed == ["ZFA04Y"]
     nudge = model.requests[1]["messages"][-1]
@@ -60,7 +72,7 @@ def test_an_agent_that_keeps_claiming_fails_with_factlines_error(model: Scripted
     model.policy = script(*[say(CLAIM)] * 5)
     check = ClaimCheck(max_nudges=2)
     with pytest.raises(AgentHallucinationError) as failed:
-        check.run_sync(airline_agent(model, executed), "Please cancel my reservation ZFA04Y.")
+        in_thread(check.run_sync, airline_agent(model, executed), "Please cancel my reservation ZFA04Y.")
     assert failed.value.claimed == {"cancel_reservation"} and failed.value.called == set()
     assert check.nudges == 2 and len(model.requests) == 3 and executed == []
 
@@ -70,7 +82,7 @@ def test_an_honest_run_passes_untouched(model: ScriptedModel) -> None:
     executed: list[str] = []
     model.policy = script(CANCEL, say(CLAIM))
     check = ClaimCheck(max_nudges=2)
-    result = check.run_sync(airline_agent(model, executed), "Please cancel my reservation ZFA04Y.")
+    result = in_thread(check.run_sync, airline_agent(model, executed), "Please cancel my reservation ZFA04Y.")
     assert result.final_output == CLAIM and check.nudges == 0 and len(model.requests) == 2
     assert [(c.tool, c.backed) for c in check.audit.claims] == [("cancel_reservation", True)]
 
@@ -79,7 +91,7 @@ def test_calls_claims_and_nudges_are_written_to_a_factline_ledger(model: Scripte
     """With a database URL the SDK run is a factline run: its calls, claims, nudge and verdict; factline audit reads it."""
     url = db_url
     model.policy = script(say(CLAIM), CANCEL, say(CLAIM))
-    ClaimCheck(max_nudges=2, database_url=url).run_sync(airline_agent(model, []), "Please cancel ZFA04Y.")
+    in_thread(ClaimCheck(max_nudges=2, database_url=url).run_sync, airline_agent(model, []), "Please cancel ZFA04Y.")
     with Session(create_engine(url)) as s:
         run = s.scalars(select(Run)).one()
         assert (run.pipeline, run.verdict, run.status) == ("agents-sdk:airline", "success", "finished")
