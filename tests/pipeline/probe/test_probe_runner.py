@@ -16,7 +16,7 @@ from pipeline.cli import build_parser, run_command
 from pipeline.http import RunDeadline
 from pipeline.retry import RetryPolicy
 from pipeline.model import ChatModel
-from pipeline.catalog import LOOKALIKES
+from pipeline.catalog import LOOKALIKES, TOOLS
 from pipeline.probe.runner import PROMPT_VERSION, jobs, load_suite, run_suite, select
 from pipeline.probe.storage import RunKey, latest_runs, stored
 from pipeline.ledger.db import open_ledger
@@ -113,11 +113,11 @@ def test_model_writing_calls_as_text_has_prose_call_rate_one(sqlite_settings, mo
 
 
 def test_lookalike_picking_model_has_shadow_call_rate_one(sqlite_settings, model, capsys):
-    """A model that calls the lookalike on factline's six shadow probes scores shadow_call 6/6."""
+    """A model that calls the lookalike on each of factline's shadow probes (one a tool) scores shadow_call 1.0."""
     model.policy = picks_lookalike
     code, result = run_probe(sqlite_settings, capsys, "--source", "factline")
     shadow = result["rates"]["shadow_call"]
-    assert code == 0 and (shadow["rate"], shadow["count"], shadow["total"]) == (1.0, 6, 6)
+    assert code == 0 and (shadow["rate"], shadow["count"], shadow["total"]) == (1.0, len(LOOKALIKES), len(LOOKALIKES))
     assert result["rates"]["unknown_tool"]["count"] == 0
 
 
@@ -214,7 +214,7 @@ def test_report_writes_self_contained_svg_page(probe_settings, model, capsys, tm
 def test_refused_requests_are_stored_as_errors_and_not_resent(sqlite_settings, model, capsys):
     """An HTTP 400 on a probe is kept as an error answer, left out of the rates and not asked again."""
     def rejects_decoys(request: Request) -> Reply:
-        return fail(400) if len(request.body["tools"]) == 5 else refuses(request)
+        return fail(400) if len(request.body["tools"]) == len(TOOLS) - 1 else refuses(request)  # a decoy lacks one tool
 
     model.policy = rejects_decoys
     code, result = run_probe(sqlite_settings, capsys, "--source", "factline", "--limit", "1")
