@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from capabilities import CATALOG
 from config import Settings
 from pipeline.ledger.detail import run_detail
 from pipeline.runner import run_once
@@ -28,7 +29,7 @@ def test_endpoint_503_is_retried_by_factline_honouring_retry_after(
     assert fake_sleep.waits[0] == 1.0
     assert [e.kind for e in detail.events].count("llm_retry") == 1
     agent_turns = [r for r in model.requests[calls_before:] if "tools" in r]
-    assert len(agent_turns) == 6 + 1  # six turns (the run ends at the report) and the refused attempt
+    assert len(agent_turns) == len(CATALOG) + 1  # a turn per step (the run ends at the report) and the refused attempt
 
 
 def test_endpoint_429_past_the_cap_ends_unavailable(settings: Settings, model: ScriptedModel, fake_sleep: FakeSleep) -> None:
