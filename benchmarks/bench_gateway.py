@@ -50,7 +50,7 @@ class Unit:
 
     def __init__(self, folder: Path, synchronous: str) -> None:
         settings = load_settings(database_url=f"sqlite:///{folder}/ledger.db", openai_base_url="http://127.0.0.1:9/v1",
-                                 run_max_tool_calls=10**9, run_max_turns=10**9)
+                                 run_max_tool_calls=10_000, run_max_turns=10_000)  # the largest budgets allowed; a full run makes ~6,600 calls
         production_logs_to_devnull()
         self.sessions = open_ledger(settings.database_url)
         engine = self.sessions.kw["bind"]
