@@ -53,7 +53,8 @@ def test_a_redirect_to_an_unusable_url_is_refused_or_kept_on_the_site(server: Lo
 
 
 def fake_wordpress(server: LocalHTTP, link: str) -> None:
-    """WordPress's posts endpoint: lookups find nothing, a POST answers 201 with ``link`` as the post's URL."""
+    """WordPress's posts and tags endpoints: post lookups find nothing, a POST answers 201 with ``link`` as the
+    post's URL; every tag is found."""
     def posts(handler: Any, _stop: Any) -> None:
         if handler.command == "GET":
             body = b"[]"
@@ -66,6 +67,15 @@ def fake_wordpress(server: LocalHTTP, link: str) -> None:
         handler.end_headers()
         handler.wfile.write(body)
     server.routes["/wp-json/wp/v2/posts"] = posts
+
+    def tags(handler: Any, _stop: Any) -> None:  # the topic's tags exist already: a lookup by slug finds one
+        body = b'[{"id": 3, "slug": "tag"}]'
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+    server.routes["/wp-json/wp/v2/tags"] = tags
 
 
 def test_a_post_whose_link_cannot_be_requested_ends_unverified_and_its_topic_is_not_resumed(
