@@ -72,7 +72,7 @@ def interrupt_stale_runs(s: Session) -> list[int]:
     approved = select(Review.run_id).where(Review.action == ReviewAction.approve, Review.accepted.is_(True))
     for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host, Run.sent_at.is_(None),
                                            Run.id.not_in(approved))):
-        if run.pid is not None and run.pid != os.getpid() and not _alive(run.pid):
+        if run.pid is not None and run.pid != os.getpid() and not process_alive(run.pid):
             stale.append(run.id)
     if stale:
         s.execute(update(Run).where(Run.id.in_(stale)).values(
@@ -92,7 +92,8 @@ def interrupt_own_runs(s: Session, reason: str, error: str) -> list[int]:
     return own
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process of this machine with ``pid`` still exists (a signal-0 probe)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session
 
+from pipeline.ledger.journal import process_alive
 from pipeline.ledger.locks import writer_lock
 from pipeline.ledger.models import Claim, DraftVersion, FactCheck, Nudge, Review, Run, Topic
 from pipeline.outcome import NudgeKind, ReviewAction, RunStatus, Verdict
@@ -229,7 +230,7 @@ def return_orphans(s: Session) -> list[int]:
     approved = select(Review.run_id).where(Review.action == ReviewAction.approve, Review.accepted.is_(True))
     for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host,
                                            Run.sent_at.is_(None), Run.id.in_(approved))):
-        if run.pid is not None and run.pid != os.getpid() and not _alive(run.pid):
+        if run.pid is not None and run.pid != os.getpid() and not process_alive(run.pid):
             orphans.append(run.id)
     if orphans:
         s.execute(update(Run).where(Run.id.in_(orphans), Run.status == RunStatus.running)
@@ -242,15 +243,6 @@ def owed(s: Session, pipeline: str) -> list[int]:
     return list(s.scalars(select(Run.id).where(Run.pipeline == pipeline, Run.status == RunStatus.approved,
                                                Run.sent_at.is_(None)).order_by(Run.id)))
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def pending(s: Session, pipeline: str | None = None) -> list[Pending]:
