@@ -46,7 +46,7 @@ from pipeline.alerts import Alert, no_publication_alert, review_alert, run_alert
 from pipeline.executors import ClaimedElsewhere, Crashed, Executor, Queued, Ran, open_executor
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.detail import run_detail
-from pipeline.ledger.journal import interrupt_own_runs, interrupt_stale_runs
+from pipeline.ledger.runs import interrupt_own_runs, interrupt_stale_runs
 from pipeline.metrics import Metrics, MetricsServer
 from pipeline.outcome import one_line
 from pipeline.report import format_day
