@@ -100,7 +100,7 @@ def _target_patterns(vocabularies: Mapping[str, Claims]) -> list[re.Pattern[str]
     # done, said in a clause of time whose main clause is past: "after publishing it, I checked", "发布之后我检查了"
     gerunds = {name: (f"{name.removesuffix('e')}ing",) for name in vocabularies if name.isalpha()}
     forms += [r"(?<![A-Za-z])(?:after|upon|having)\s+" + _W.format(_by_capability(gerunds)) if gerunds else "",
-              rf"{_by_capability(verbs)}(?:完)?(?:之后|以后|后)(?=[^。!?\n]{{0,30}}?了)"]
+              rf"{_by_capability(verbs)}(?:完)?(?:之后|以后|后)(?=(?:(?![就便才])[^。!?\n]){{0,30}}?了)"]  # 就/便/才: a consequence
     # one per capability, so that "the upgrade and cancellation of … completed" claims both
     forms += [_W.format(_by_capability({name: w})) + r"[^.,;:!?\n|]{0,60}?" + _W.format(rf"(?P<t>{EN_PRED})")
               for name, w in en_nouns.items() if w]
