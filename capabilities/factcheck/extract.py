@@ -33,8 +33,16 @@ UNITS = {
     "month": "month", "months": "month", "个月": "month", "year": "year_unit", "years": "year_unit", "年": "year_unit",
     "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "byte": "byte", "bytes": "byte",
     "km": "km", "m": "m", "cm": "cm", "mm": "mm", "kg": "kg", "g": "g", "t": "t", "tonnes": "t", "tons": "t",
-    "公里": "km", "米": "m", "公斤": "kg", "千克": "kg", "吨": "t",
-    "kw": "kw", "kwh": "kwh", "mw": "mw", "gw": "gw", "w": "w", "°c": "c", "℃": "c",
+    "kilometres": "km", "kilometers": "km", "kilometre": "km", "kilometer": "km", "metres": "m", "meters": "m",
+    "metre": "m", "meter": "m", "kilograms": "kg", "kilogram": "kg", "tonne": "t", "ton": "t",
+    "公里": "km", "千米": "km", "米": "m", "公斤": "kg", "千克": "kg", "吨": "t",
+    "平方公里": "km2", "平方千米": "km2", "km2": "km2", "km²": "km2", "平方米": "m2", "m2": "m2", "m²": "m2",
+    "公顷": "ha", "ha": "ha", "hectares": "ha", "hectare": "ha", "亩": "mu",
+    "kw": "kw", "kwh": "kwh", "mw": "mw", "mwh": "mwh", "gw": "gw", "gwh": "gwh", "twh": "twh", "w": "w",
+    "kilowatts": "kw", "kilowatt": "kw", "megawatts": "mw", "megawatt": "mw", "gigawatts": "gw", "gigawatt": "gw",
+    "kilowatt-hours": "kwh", "kilowatt-hour": "kwh", "megawatt-hours": "mwh", "megawatt-hour": "mwh",
+    "gigawatt-hours": "gwh", "gigawatt-hour": "gwh", "terawatt-hours": "twh", "terawatt-hour": "twh",
+    "hz": "hz", "khz": "khz", "mhz": "mhz", "ghz": "ghz", "mph": "mph", "km/h": "km/h", "°c": "c", "℃": "c",
     "words": "word", "word": "word", "字": "word", "tokens": "token", "token": "token",
     "cores": "core", "core": "core", "次": "times", "times": "times", "个": None, "名": "person", "人": "person",
     "people": "person", "persons": "person", "位": "person",
@@ -45,6 +53,7 @@ UNITS = {
 ZH_COUNTED = ("条", "台", "块", "件", "名", "位", "人", "次", "家", "座", "辆", "天", "年", "个月", "周", "小时", "分钟",
               "秒", "本", "册", "张", "项", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
+MONEY_SUFFIXES = {"k": 1000, "m": 10**6, "bn": 10**9, "b": 10**9}
 CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny", "￥": "cny"}
 CURRENCY_WORDS = {"dollars": "usd", "dollar": "usd", "usd": "usd", "euros": "eur", "euro": "eur", "eur": "eur",
                   "pounds": "gbp", "gbp": "gbp", "yuan": "cny", "rmb": "cny", "元": "cny", "美元": "usd", "欧元": "eur"}
@@ -219,8 +228,10 @@ def _int(text: str) -> int | None:
 def _scan_money(scan: _Scan) -> None:
     scale_words = r"(?:\s*(thousand|million|billion|trillion|万|亿))?"
     signs = "".join(re.escape(s) for s in CURRENCY_SIGNS)
-    for m in re.finditer(rf"([{signs}])\s?{_BARE_NUM}{scale_words}", scan.masked, flags=re.I):
-        value = _decimal(m.group(2), m.group(3), SCALES.get((m.group(4) or "").lower(), 1))
+    for m in re.finditer(rf"([{signs}])\s?{_BARE_NUM}(?:{scale_words[3:-2]}|(k|m|bn|b)(?![A-Za-z]))?", scan.masked,
+                         flags=re.I):  # $1.2 million, $310K, €14m, $1.9bn
+        factor = SCALES.get((m.group(4) or "").lower()) or MONEY_SUFFIXES.get((m.group(5) or "").lower(), 1)
+        value = _decimal(m.group(2), m.group(3), factor)
         scan.take(m, FactKind.money, f"{CURRENCY_SIGNS[m.group(1)]}:{_key(value)}")
     words_re = "|".join(sorted(CURRENCY_WORDS, key=len, reverse=True))
     for m in re.finditer(rf"{_NUM}{scale_words}\s?({words_re})(?![a-z])", scan.masked, flags=re.I):
@@ -382,7 +393,7 @@ SURNAMES = ("欧阳 司马 诸葛 上官 东方 令狐 皇甫 尉迟 公孙 慕�
             "毕 单 季 裴 霍 涂 成 苗 谷 盛 曲 翁 冉 骆 蓝 路 游 辛 靳 管 柴 蒙 鲍 华 喻 祁 蒲 房 滕 屈 饶 解 牟 艾 尤 阳 "
             "时 穆 农 司 卓 古 吉 缪 简 车 项 连 芦 麦 褚 娄 窦 戚 岑 景 党 宫 费 卜 冷 晏 席 卫 米 柏 宗 瞿 桂 全 佟 应 "
             "臧 闵 苟 邬 边 卞 姬 师 和 仇 栾 隋 商 刁 沙 荣 巫 寇 桑 郎 甄 丛 仲 虞 敖 巩 明 佘 池 乐 匡 戈 双").split()
-TITLES = ("首席执行官 董事长 总经理 秘书长 发言人 负责人 工程师 研究员 创始人 总裁 主席 总理 总统 总监 主任 经理 馆长 厂长 部长 "
+TITLES = ("首席执行官 董事长 总经理 园长 店长 组长 厅长 司长 署长 主管 秘书长 发言人 负责人 工程师 研究员 创始人 总裁 主席 总理 总统 总监 主任 经理 馆长 厂长 部长 "
           "院长 校长 市长 局长 县长 省长 区长 镇长 村长 教授 博士 医生 处长 科长 队长 社长 会长 所长 站长 行长 老师 记者 律师 "
           "书记 主编 编辑 董事 委员 代表 专家 先生 女士").split()
 ZH_SPEECH = "表示 指出 认为 介绍 强调 宣布 透露 告诉 坦言 回忆 补充 解释 承认 提到 谈到 写道 说 称 问".split()
