@@ -6,9 +6,11 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from decimal import Decimal
 
 from capabilities.factcheck.types import Fact, FactKind
@@ -65,7 +67,7 @@ NUMBER_WORDS.update({w: 10 * i for i, w in enumerate(("twenty", "thirty", "forty
 WORD_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 # "three hundred", "twenty-six", "forty thousand", "one hundred and five": words, scales, hyphens, "and" inside
-_WORDS_NUM = (rf"\b(?:{_NUMBER_WORD})(?:(?:-|\s+|\s+and\s+)(?:{_NUMBER_WORD}|hundred|thousand|million|billion))*\b")
+_WORDS_NUM = (rf"\b(?:{_NUMBER_WORD})(?:(?:-|\s+|\s+and\s+)(?:{_NUMBER_WORD}|hundred|thousand|million|billion)){{0,6}}\b")
 # what only counts the article's own parts: "three reasons", "five key steps" (not facts about the world)
 STRUCTURE_NOUNS = re.compile(
     r"\s+(?:(?:key|main|simple|important|common|big|major|basic|core|practical|quick|essential|different|other|"
@@ -170,12 +172,20 @@ def words_value(phrase: str) -> Decimal:
     return Decimal(total + current)
 
 
+@lru_cache(maxsize=16)
+def _bounds(text: str) -> tuple[list[int], list[int]]:
+    """Where the sentences of ``text`` end: each end mark's start and end (found once per text, not per fact)."""
+    marks = list(re.finditer(r"[.!?](?=\s|$)|[。！？\n]", text))
+    return [m.start() for m in marks], [m.end() for m in marks]
+
+
 def _sentence(text: str, at: int) -> str:
-    starts = [m.end() for m in re.finditer(r"[.!?。！？](?=\s|$)|[。！？]|\n", text[:at])]
-    start = starts[-1] if starts else 0
-    end_match = re.compile(r"[.!?](?=\s|$)|[。！？\n]").search(text, at)
-    end = end_match.end() if end_match else len(text)
-    return " ".join(text[start:end].split())[:400]
+    starts, ends = _bounds(text)
+    before = bisect.bisect_right(ends, at)
+    start = ends[before - 1] if before else 0
+    after = bisect.bisect_left(starts, at)
+    end = ends[after] if after < len(starts) else len(text)
+    return " ".join(text[start:min(end, start + 4000)].split())[:400]  # at most 400 characters are kept
 
 
 ENUMERATORS = re.compile(r"\b(Fact|Step|Part|Section|Chapter|Tip|Point|Rule|Lesson|Reason|Option|Phase|Stage|Item|"
