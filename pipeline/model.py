@@ -4,7 +4,9 @@
 - constrained: the catalog compiled into a strict ``json_schema`` response format, so a name outside
   the catalog cannot be generated at all; the JSON object is turned into the same ToolCallRequest.
 
-Both produce the same ``Turn`` (pipeline.turns); the gateway and the ledger see no difference. The
+Both produce the same ``Turn`` (pipeline.turns); the gateway and the ledger see no difference. Plain
+completions (``complete``: write_draft, humanize) are streamed, so LLM_TIMEOUT_SECONDS bounds a silence
+between two pieces of a long draft rather than the whole of it (``collect_stream``). The
 SDK's own retries are off: this module classifies every endpoint error and retries through
 pipeline.retry. ``make_client`` and ``make_chat_model`` are the one place the SDK client and a
 ChatModel are built (the run loop and the probe suite both use them).
