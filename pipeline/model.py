@@ -90,6 +90,16 @@ def make_client(settings: Settings, endpoint: Endpoint, deadline: RunDeadline) -
                          http_client=http_client(settings, deadline, settings.llm_timeout_seconds))
 
 
+def post_chat(client: openai.OpenAI, body: dict[str, Any]) -> ChatCompletion:
+    """POST /chat/completions through the SDK: its auth header, timeouts, error classes and ChatCompletion
+    parsing, as ``chat.completions.create`` does, without the walk ``create`` makes over the whole body to
+    apply aliases and formats (``maybe_transform``). factline's bodies are plain JSON with none of either
+    (tests/pipeline/test_llm_endpoint.py checks that the walk leaves every agent-turn request of a run unchanged), and
+    that walk over the messages and seven tool schemas was a third of a turn's CPU (docs/benchmarks.md)."""
+    return client.post("/chat/completions", body=body, cast_to=ChatCompletion,
+                       options={"security": {"bearer_auth": True}})
+
+
 def make_chat_model(
     client: openai.OpenAI,
     endpoint: Endpoint,
@@ -298,7 +308,7 @@ class ChatModel:
             nonlocal attempts
             attempts += 1
             try:
-                return self.client.chat.completions.create(model=self.model, temperature=self.temperature, **kwargs)
+                return post_chat(self.client, {"model": self.model, "temperature": self.temperature, **kwargs})
             except openai.OpenAIError as exc:
                 if self.deadline.expired():
                     raise self.deadline.stop_run("a model turn") from exc
@@ -316,13 +326,16 @@ class ChatModel:
         span.set(response_attributes(response))
         tokens = self._count(response, kwargs.get("messages", []), message)
         if message is None:
+            self.on_tokens(tokens)  # no turn to carry them: charged here
             raise LLMRequestFailed(f"LLM endpoint answered something that is not a chat completion "
                                    f"({_shape(response)})")
         return message, tokens
 
     def _count(self, response: Any, messages: list[dict[str, Any]], message: Any) -> int:
         """The tokens to charge to the run: the answer's usage when it is sane, else an estimate (RunUsage
-        must always move: an endpoint that reports negative or absurd usage would never meet the budget)."""
+        must always move: an endpoint that reports negative or absurd usage would never meet the budget).
+        A completion's are charged through ``on_tokens``; an agent turn's go back in ``Turn.tokens``, which the
+        run loop charges and records with the turn's row (one commit, not two)."""
         usage = getattr(response, "usage", None)
         tokens, sane = usage_tokens(usage)
         if not sane:
@@ -330,7 +343,6 @@ class ChatModel:
             tokens = estimate_tokens(json.dumps(messages, ensure_ascii=False, default=str) + str(answer))
             if usage is not None:  # no usage at all is common (some servers never send it); a wrong one is not
                 logger.warning("llm.usage_clamped", reported=str(usage)[:200], counted=tokens)
-        self.on_tokens(tokens)
         return tokens
 
     def complete(self, system: str, prompt: str) -> str:
@@ -369,7 +381,7 @@ class ChatModel:
             raise ToolFailed(f"LLM endpoint answered invalid JSON ({type(exc).__name__})") from exc
         message = completion_message(response)
         span.set(response_attributes(response))
-        self._count(response, messages, message)
+        self.on_tokens(self._count(response, messages, message))
         if message is None:
             raise ToolFailed(f"LLM endpoint answered something that is not a chat completion ({_shape(response)})")
         content = message.content

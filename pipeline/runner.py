@@ -108,7 +108,8 @@ class AgentLoop:
             self.usage.check_before_turn()
             turn_no += 1
             turn = self.llm.next_turn(self.messages, self.tools)
-            self.journal.turn(turn_no, turn.text, len(turn.calls), turn.tokens)
+            self.usage.tokens += turn.tokens
+            self.journal.turn(turn_no, turn.text, len(turn.calls), turn.tokens, tokens_used=self.usage.tokens)
             self.messages.append(turn.message)
             ok_calls = self._dispatch_all(turn_no, turn)
             match self._decide(turn_no, turn, ok_calls):
@@ -249,7 +250,7 @@ def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel
     usage = RunUsage(RunBudget.from_settings(runtime.settings))
     usage.tokens = journal.tokens_used()
 
-    def on_tokens(n: int) -> None:
+    def on_tokens(n: int) -> None:  # a capability's completion (an agent turn's tokens are charged by the loop)
         usage.tokens += n
         journal.tokens(usage.tokens)
 

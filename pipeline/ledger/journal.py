@@ -104,10 +104,13 @@ class RunJournal:
         if record.outcome == CallOutcome.failed:
             span.fail(record.reason or "failed", stored.get("detail") or "")
 
-    def turn(self, turn: int, text_: str, calls: int, tokens: int) -> None:
-        """What the model wrote in this turn, verbatim: the run's story as the dashboard tells it."""
+    def turn(self, turn: int, text_: str, calls: int, tokens: int, *, tokens_used: int | None = None) -> None:
+        """What the model wrote in this turn, verbatim: the run's story as the dashboard tells it; and the run's
+        tokens so far (``tokens_used``, when the caller counts them), in the same commit."""
         with self.sessions.begin() as s:
             s.add(AgentTurn(run_id=self.run_id, turn=turn, text=text(self.redact(text_)) or "", calls=calls, tokens=tokens))
+            if tokens_used is not None:
+                s.execute(update(Run).where(Run.id == self.run_id).values(tokens_used=tokens_used))
 
     def claims(self, turn: int, findings: Sequence[Finding]) -> None:
         with self.sessions.begin() as s:

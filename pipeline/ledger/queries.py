@@ -101,9 +101,11 @@ def is_success(s: Session, run_id: int) -> bool:
         select(func.count()).select_from(Registration).join(Publication, Publication.id == Registration.publication_id)
         .where(Registration.run_id == run_id, Publication.verified_at.is_not(None))
     )
+    if not registered:  # every turn before the registration asks: one query, not three
+        return False
     register_seq = s.scalar(select(func.max(ToolCall.seq)).where(
         ToolCall.run_id == run_id, ToolCall.name == "register", ToolCall.outcome == CallOutcome.ok))
-    if not registered or register_seq is None:
+    if register_seq is None:
         return False
     reported = s.scalar(select(func.count()).select_from(ToolCall).where(
         ToolCall.run_id == run_id, ToolCall.name == "report", ToolCall.outcome.in_((CallOutcome.ok, CallOutcome.dedup)),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from capabilities import CATALOG
 from config import Settings
 from pipeline.ledger.detail import run_detail
@@ -89,3 +91,18 @@ def test_an_endpoint_that_ignores_stream_and_answers_one_completion_still_writes
     model.streams = False
     result, _ = _run(settings, fake_sleep)
     assert result.verdict == "success"
+
+
+@pytest.mark.parametrize("mode", ["native", "constrained"])
+def test_requests_are_what_the_sdks_create_would_send(settings: Settings, model: ScriptedModel, mode: str) -> None:
+    """Every agent-turn request of a run (the tool schemas, the tool-call history) comes out of the SDK's own body
+    transform unchanged: posting it directly (pipeline.model.post_chat) sends what create() would."""
+    from openai._utils._transform import maybe_transform
+    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+
+    with open_runtime(settings.model_copy(update={"tool_call_mode": mode})) as rt:
+        assert run_once(rt).verdict == "success"
+    turns = [r for r in model.requests if "tools" in r or "response_format" in r]
+    assert len(turns) > len(CATALOG)
+    for body in turns:
+        assert maybe_transform(body, CompletionCreateParamsNonStreaming) == body
