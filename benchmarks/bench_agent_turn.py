@@ -17,6 +17,9 @@ Contenders:
     python -m benchmarks.bench_agent_turn [--short]
     python -m benchmarks.bench_agent_turn --calls    factline's Python function calls per turn (cProfile), tracing
                                                      off and on: a figure other processes on the machine cannot disturb
+    python -m benchmarks.bench_agent_turn --rounds 5 --runs 10 --baseline ../before
+                                                     five interleaved rounds, with the factline contenders of an
+                                                     earlier checkout (git worktree add --detach ../before REV)
 """
 
 from __future__ import annotations
@@ -187,15 +190,18 @@ def child(contender: str, base_url: str, runs: int, warmup: int, calls: bool = F
     print(json.dumps(sampler.samples))
 
 
-def spawn(contender: str, base_url: str, runs: int, warmup: int) -> dict[str, Any]:
-    """One contender in its own process: its samples, or the error that kept it from running."""
-    progress(f"{contender}: {warmup} warm-up + {runs} runs in a child process")
+def spawn(contender: str, base_url: str, runs: int, warmup: int, root: Path = ROOT) -> dict[str, Any]:
+    """One contender in its own process (its code from ``root``): its samples, or the error that kept it from running."""
+    progress(f"{contender}: {warmup} warm-up + {runs} runs in a child process" + ("" if root == ROOT else f" ({root})"))
     proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_agent_turn", "--child", contender,
                            "--base-url", base_url, "--runs", str(runs), "--warmup", str(warmup)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+                          cwd=root, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
-    samples = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {"samples": json.loads(proc.stdout.strip().splitlines()[-1])}
+
+
+def summary(samples: list[dict[str, float]]) -> dict[str, Any]:
     overhead = [s["wall"] - s["server"] for s in samples]
     per_turn = [(s["wall"] - s["server"]) / s["requests"] for s in samples]
     return {"samples": samples, "wall_ms": Stats.of([s["wall"] for s in samples]).scaled(1e3),
@@ -204,18 +210,22 @@ def spawn(contender: str, base_url: str, runs: int, warmup: int) -> dict[str, An
             "requests": samples[0]["requests"]}
 
 
-def count_calls(runs: int, warmup: int) -> int:
+def count_calls(runs: int, warmup: int, baseline: Path | None = None) -> int:
     """Print factline's (no-op catalog) Python function calls per model request, tracing off and on: the median
-    over ``runs``."""
+    over ``runs``; with ``baseline``, the same for that checkout."""
+    roots = [ROOT] + ([baseline.resolve()] if baseline else [])
     with TimedScriptedModel() as server:
-        for contender in ("factline", "factline-traced"):
-            progress(f"{contender}: {warmup} warm-up + {runs} profiled runs in a child process")
-            proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_agent_turn", "--child", contender, "--calls",
-                                   "--base-url", server.base_url, "--runs", str(runs), "--warmup", str(warmup)],
-                                  cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
-            samples = json.loads(proc.stdout.strip().splitlines()[-1])
-            per_turn = statistics.median(s["calls"] / s["requests"] for s in samples)
-            print(f"{contender}: {per_turn:,.0f} Python function calls per turn (median of {len(samples)} runs)")
+        for root in roots:
+            for contender in ("factline", "factline-traced"):
+                label = contender if root == ROOT else f"{contender} @ {root.name}"
+                progress(f"{label}: {warmup} warm-up + {runs} profiled runs in a child process")
+                proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_agent_turn", "--child", contender,
+                                       "--calls", "--base-url", server.base_url, "--runs", str(runs),
+                                       "--warmup", str(warmup)], cwd=root, capture_output=True, text=True,
+                                      timeout=600, check=True)
+                samples = json.loads(proc.stdout.strip().splitlines()[-1])
+                per_turn = statistics.median(s["calls"] / s["requests"] for s in samples)
+                print(f"{label}: {per_turn:,.0f} Python function calls per turn (median of {len(samples)} runs)")
     return 0
 
 
@@ -227,16 +237,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     parser.add_argument("--runs", type=int, default=30, help=argparse.SUPPRESS)
     parser.add_argument("--warmup", type=int, default=3, help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, default=1, help="run every contender this many times, interleaved "
+                        "(each time --runs runs in a fresh child process)")
+    parser.add_argument("--baseline", type=Path, help="a checkout of an earlier factline (git worktree add "
+                        "--detach DIR REV): its factline contenders run too, interleaved, for a before/after")
     args = parser.parse_args(argv)
     if args.child:
         child(args.child, args.base_url, args.runs, args.warmup, args.calls)
         return 0
     if args.calls:
-        return count_calls(20, 3)
+        return count_calls(20, 3, args.baseline)
     runs, warmup = (1, 0) if args.short else (args.runs, args.warmup)
+    contenders = [(name, name, ROOT) for name in CONTENDERS if not (args.short and name == "factline-real")]
+    if args.baseline:  # the same factline contenders from an earlier checkout, interleaved with today's
+        contenders += [(f"{name} @ {args.baseline.name}", name, args.baseline.resolve())
+                       for name in ("factline", "factline-traced")]
+    samples: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in contenders}
+    errors: dict[str, dict[str, Any]] = {}
     with TimedScriptedModel() as server:
-        contenders = [name for name in CONTENDERS if not (args.short and name == "factline-real")]
-        results = {name: spawn(name, server.base_url, runs, warmup) for name in contenders}
+        for round_no in range(args.rounds):  # round after round: every contender sees the machine's load alike
+            if args.rounds > 1:
+                progress(f"round {round_no + 1} of {args.rounds}")
+            for label, name, root in contenders:
+                if label in errors:
+                    continue
+                got = spawn(name, server.base_url, runs, warmup, root)
+                if "error" in got:
+                    errors[label] = got
+                else:
+                    samples[label] += got["samples"]
+    results = {label: errors.get(label) or summary(samples[label]) for label, _, _ in contenders}
     rows = []
     for name, r in results.items():
         if "error" in r:
@@ -251,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         mine, lighter = results["factline"]["per_turn_ms"].median, min(frameworks)
         print(f"\nfactline {mine:.2f} ms/turn vs the lighter framework {lighter:.2f} ms/turn: target "
               f"{'met' if mine <= lighter else 'NOT met'}")
-    save("agent_turn", {"runs": runs, "warmup": warmup,
+    save("agent_turn", {"runs": runs, "warmup": warmup, "rounds": args.rounds,
                         "results": {n: {k: v for k, v in r.items() if k != "samples"} for n, r in results.items()}})
     return 0
 

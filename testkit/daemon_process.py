@@ -40,12 +40,12 @@ def daemon_env(db_url: str, base_url: str, tmp_path: Path, **overrides: str) -> 
 
 
 class DaemonProcess:
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], log: Path, startup_seconds: float = STARTUP_SECONDS) -> None:
         self.log = log
         self._log_file = log.open("ab")
         self.proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "daemon"], env=env, cwd=log.parent,
                                      stdout=subprocess.PIPE, stderr=self._log_file)
-        self.metrics_url = self._announced_url()
+        self.metrics_url = self._announced_url(startup_seconds)
 
     def _announced_url(self, timeout: float = STARTUP_SECONDS) -> str:
         assert self.proc.stdout is not None

@@ -30,7 +30,7 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 
 from pipeline.ledger.db import open_ledger
-from testkit.daemon_process import DaemonProcess, wait_for
+from testkit.daemon_process import STARTUP_SECONDS, DaemonProcess, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,9 +133,9 @@ class Fleet:
         (self.workdir / "factline.toml").write_text("\n".join(lines), encoding="utf-8")
 
     # processes ----------------------------------------------------------------------------------
-    def start_scheduler(self) -> None:
+    def start_scheduler(self, startup_seconds: float = STARTUP_SECONDS) -> None:
         self._scheduler_logs += 1
-        self.scheduler = DaemonProcess(self.env, self.workdir / f"scheduler-{self._scheduler_logs}.log")
+        self.scheduler = DaemonProcess(self.env, self.workdir / f"scheduler-{self._scheduler_logs}.log", startup_seconds)
 
     def stop_ticking(self, timeout: float = 600) -> None:
         """End the ticks but keep a scheduler reconciling: restart it on a schedule that does not fire.
