@@ -103,6 +103,6 @@ def test_requests_are_what_the_sdks_create_would_send(settings: Settings, model:
     with open_runtime(settings.model_copy(update={"tool_call_mode": mode})) as rt:
         assert run_once(rt).verdict == "success"
     turns = [r for r in model.requests if "tools" in r or "response_format" in r]
-    assert len(turns) > len(CATALOG)
+    assert len(turns) >= len(CATALOG)  # a turn per step at least
     for body in turns:
         assert maybe_transform(body, CompletionCreateParamsNonStreaming) == body
