@@ -8,6 +8,7 @@
            inline: run_once -> metrics, alert; celery: send the task (pipeline.workers.dispatch)
            a replica that loses the claim skips the tick and logs it
     report(pipeline, fire time): log the day's report; alert when nothing was published online that day
+    prune(fire time), when PRUNE_AFTER_DAYS is set: clear the bulky texts of older runs (pipeline.ledger.prune)
     alerts: queued to pipeline.webhook's own thread (one deadline per POST), never sent from a job's thread
     SIGTERM/SIGINT: no new run starts; an inline run in flight is cut off where it waits (every HTTP request
                     of the run ends at its next chunk: pipeline.http) and closed as `interrupted`; jobs get
@@ -26,7 +27,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 
@@ -47,6 +48,7 @@ from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.detail import run_detail
 from pipeline.ledger.journal import interrupt_own_runs, interrupt_stale_runs
+from pipeline.ledger.prune import prune
 from pipeline.metrics import Metrics, MetricsServer
 from pipeline.outcome import one_line
 from pipeline.report import format_day
@@ -196,6 +198,20 @@ class Daemon:
         self._alert(pipeline, no_publication_alert(ledger))
         self._alert(pipeline, review_alert(ledger, datetime.now(UTC)))
 
+    def prune(self, days: int, fire_time: datetime) -> None:
+        """Clear the bulky texts of runs started more than ``days`` days before the fire time (PRUNE_AFTER_DAYS;
+        pipeline.ledger.prune), batch by batch; a stop ends it after the batch in hand."""
+        before = fire_time - timedelta(days=days)
+        logger.info("prune.started", before=before.isoformat())
+        with self.job():
+            try:
+                done = prune(self.sessions, before, stop=self.stop)
+            except Exception as exc:  # the ledger is away: the next PRUNE_CRON tries again
+                logger.error("prune.failed", error=one_line(exc))
+                logger.opt(exception=exc).debug("prune.failed.traceback")
+                return
+        logger.info("prune.finished", before=before.isoformat(), runs=done.runs, texts=done.texts)
+
     def _alert(self, pipeline: str, alert: Alert | None) -> None:
         """Queue the alert on the pipeline's webhook (its own thread sends it; this thread never waits)."""
         if alert is not None and (sender := self.alerts.get(pipeline)) is not None:
@@ -281,6 +297,9 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
                               name=f"{p.pipeline} tick", misfire_grace_time=p.schedule_misfire_grace_seconds)
             scheduler.add_job(daemon.daily_report, report, args=[p.pipeline, FIRE_TIME], id=f"report:{p.pipeline}",
                               name=f"{p.pipeline} daily report")
+        if settings.prune_after_days:
+            scheduler.add_job(daemon.prune, cron_trigger(settings.prune_cron, time_zone("UTC"), "PRUNE_CRON"),
+                              args=[settings.prune_after_days, FIRE_TIME], id="prune", name="prune old runs' texts")
         if sender is not None:  # at once (ticks missed while no scheduler ran), then every interval
             scheduler.add_job(daemon.reconcile, IntervalTrigger(seconds=settings.celery_reconcile_seconds),
                               id="reconcile", name="reconcile lost ticks", next_run_time=datetime.now(UTC))
@@ -318,8 +337,8 @@ def _abandon(sessions: sessionmaker[Session]) -> None:
 
 def _scheduler(settings: Settings, pipelines: int) -> BackgroundScheduler:
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # its events are logged below, through loguru
-    scheduler = BackgroundScheduler(  # a thread per pipeline (one tick at once each), reports, reconcile
-        executors={"default": TickExecutor(max_workers=pipelines + 2)}, timezone="UTC",
+    scheduler = BackgroundScheduler(  # a thread per pipeline (one tick at once each), reports, reconcile, prune
+        executors={"default": TickExecutor(max_workers=pipelines + 3)}, timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1,
                       "misfire_grace_time": settings.schedule_misfire_grace_seconds})
     scheduler.add_listener(_log_skipped, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)
