@@ -161,12 +161,21 @@ def _clear(rows: dict[str, list[Any]], now: datetime, archive: Archive | None,
     return cleared, archive.write(records.values()) if archive is not None else 0
 
 
+@dataclass(frozen=True)
+class Batch:
+    runs: int  # pruned by this batch (0: another prune took them meanwhile)
+    texts: int
+    archived: int
+    last_id: int  # the highest run id looked at: the next batch starts after it
+
+
 def prune_batch(sessions: sessionmaker[Session], before: datetime, archive: Archive | None,
-                size: int = BATCH_RUNS) -> tuple[int, int, int] | None:
-    """Prune the next ``size`` prunable runs in one transaction: (runs, texts, archive lines); None when no run
-    is left. Runs another prune (a replica's) took meanwhile are skipped: (0, 0, 0)."""
+                size: int = BATCH_RUNS, after: int = 0) -> Batch | None:
+    """Prune the next ``size`` prunable runs with an id above ``after``, in one transaction; None when no run
+    is left. Runs another prune (a replica's) took meanwhile are skipped."""
     with sessions() as s:
-        candidates = list(s.scalars(select(Run.id).where(*_prunable(before)).order_by(Run.id).limit(size)))
+        candidates = list(s.scalars(select(Run.id).where(Run.id > after, *_prunable(before))
+                                    .order_by(Run.id).limit(size)))
     if not candidates:
         return None
     now = datetime.now(timezone.utc)
@@ -176,26 +185,25 @@ def prune_batch(sessions: sessionmaker[Session], before: datetime, archive: Arch
         ids = list(s.scalars(update(Run).where(Run.id.in_(candidates), *_prunable(before))
                              .values(pruned_at=now).returning(Run.id)))
         if not ids:
-            return 0, 0, 0
+            return Batch(0, 0, 0, candidates[-1])
         runs = {r.id: r for r in s.scalars(select(Run).where(Run.id.in_(ids)).order_by(Run.id))}
         texts, lines = _clear(_texts(s, ids), now, archive, runs)  # the commit sends the UPDATEs
-    return len(ids), texts, lines
+    return Batch(len(ids), texts, lines, candidates[-1])
 
 
 def prune(sessions: sessionmaker[Session], before: datetime, archive_path: Path | None = None,
           progress: Callable[[int, int], None] | None = None, size: int = BATCH_RUNS,
           stop: threading.Event | None = None) -> Pruned:
-    """Prune every run prunable before ``before``, batch by batch; ``progress(done, total)`` after each.
-    ``stop`` set (the daemon stopping) ends it between two batches."""
+    """Prune every run prunable before ``before``, batch by batch in id order; ``progress(done, total)`` after
+    each. ``stop`` set (the daemon stopping) ends it between two batches."""
     with sessions() as s:
         total = prunable_runs(s, before)
     archive = Archive(archive_path) if archive_path is not None else None
-    done = texts = lines = 0
+    done = texts = lines = last_id = 0
     try:
         while not (stop is not None and stop.is_set()) and (
-                batch := prune_batch(sessions, before, archive, size)) is not None:
-            runs, cleared, written = batch
-            done, texts, lines = done + runs, texts + cleared, lines + written
+                batch := prune_batch(sessions, before, archive, size, last_id)) is not None:
+            done, texts, lines, last_id = done + batch.runs, texts + batch.texts, lines + batch.archived, batch.last_id
             reclaim(sessions.kw["bind"])
             if progress is not None:
                 progress(done, max(total, done))
