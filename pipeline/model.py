@@ -4,7 +4,9 @@
 - constrained: the catalog compiled into a strict ``json_schema`` response format, so a name outside
   the catalog cannot be generated at all; the JSON object is turned into the same ToolCallRequest.
 
-Both produce the same ``Turn`` (pipeline.turns); the gateway and the ledger see no difference. The
+Both produce the same ``Turn`` (pipeline.turns); the gateway and the ledger see no difference. Plain
+completions (``complete``: write_draft, humanize) are streamed, so LLM_TIMEOUT_SECONDS bounds a silence
+between two pieces of a long draft rather than the whole of it (``collect_stream``). The
 SDK's own retries are off: this module classifies every endpoint error and retries through
 pipeline.retry. ``make_client`` and ``make_chat_model`` are the one place the SDK client and a
 ChatModel are built (the run loop and the probe suite both use them).
@@ -25,10 +27,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import openai
 from loguru import logger
+from openai.types.chat import ChatCompletion
 
 from capabilities.errors import AuthFailed, Retryable, ToolFailed
 from capabilities.httperrors import is_retryable_status, parse_retry_after
@@ -223,6 +227,34 @@ def _arguments(value: Any) -> str:
     return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
 
 
+def collect_stream(stream: Any) -> Any:
+    """A streamed chat completion put together as one: the pieces' text joined, the last finish reason, the usage
+    of the chunk that carries it. A body that is not server-sent events (an endpoint that ignored ``stream``) is
+    parsed as one completion; a stream without a single chunk is returned as None (not a chat completion)."""
+    response = getattr(stream, "response", None)
+    if response is not None and not response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = json.loads(response.read())
+        stream.close()
+        return ChatCompletion.construct(**data) if isinstance(data, dict) else data
+    text: list[str] = []
+    seen, finish, usage, ident, model = False, None, None, None, None
+    for chunk in stream:
+        seen = True
+        ident, model = getattr(chunk, "id", ident), getattr(chunk, "model", model)
+        usage = getattr(chunk, "usage", None) or usage
+        choices = getattr(chunk, "choices", None)
+        for choice in choices if isinstance(choices, list) else []:
+            piece = getattr(getattr(choice, "delta", None), "content", None)
+            if isinstance(piece, str):
+                text.append(piece)
+            finish = getattr(choice, "finish_reason", None) or finish
+    if not seen:
+        return None
+    message = SimpleNamespace(role="assistant", content="".join(text), tool_calls=None)
+    return SimpleNamespace(id=ident, model=model, usage=usage,
+                           choices=[SimpleNamespace(index=0, message=message, finish_reason=finish)])
+
+
 class ChatModel:
     """A chat-completions endpoint in one tool-call mode. Also the TextModel of write_draft/humanize."""
 
@@ -315,9 +347,15 @@ class ChatModel:
             return content
 
     def _complete_in(self, span: Span, messages: list[dict[str, Any]]) -> str:
+        """The completion streamed: LLM_TIMEOUT_SECONDS bounds each silence between two pieces of the answer, not
+        the whole of it, so a slow model that keeps writing is not cut off while a silent one still is (the run's
+        deadline bounds the whole, pipeline.http). An endpoint that ignores ``stream`` and answers one JSON
+        completion is read as one."""
         try:
-            response = self.client.chat.completions.create(
-                model=self.model, temperature=self.temperature, max_tokens=self.max_tokens_text, messages=messages)
+            stream = self.client.chat.completions.create(
+                model=self.model, temperature=self.temperature, max_tokens=self.max_tokens_text, messages=messages,
+                stream=True, stream_options={"include_usage": True})
+            response = collect_stream(stream)
         except openai.OpenAIError as exc:
             if self.deadline.expired():
                 raise self.deadline.stop_run("a completion") from exc

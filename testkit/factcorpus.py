@@ -4,7 +4,9 @@ The corpus (tests/data/facts/corpus.jsonl) holds, per entry, the sources (Englis
 articles that restate their facts in other formats (1200 for 1,200, 30% for 30 percent, 百分之三十,
 2022-09-01 for September 1, 2022, 四万 for 4万...), and fabrications: an edit (``from`` -> ``to``) of
 the first honest article that injects one false fact of a kind - a changed number, an invented
-percentage, a wrong year, an invented quotation, an invented person or organisation, a wrong unit.
+percentage, a wrong year, an invented quotation, an invented person or organisation, a wrong unit, a number
+written in words changed (thirty-six for twenty-six, 三千五百 for 三千二百), a lone invented name opening a
+sentence ("Berger said ...", "张明说..."). An entry's ``provenance`` says who wrote it and when.
 
     python -m testkit.factcorpus [CORPUS]     prints the table docs/fact-check.md quotes
 """
@@ -20,7 +22,8 @@ from pathlib import Path
 from capabilities.factcheck import check_facts
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "facts" / "corpus.jsonl"
-KINDS = ("changed_number", "invented_percent", "wrong_year", "invented_quote", "invented_name", "wrong_unit")
+KINDS = ("changed_number", "invented_percent", "wrong_year", "invented_quote", "invented_name", "wrong_unit",
+         "changed_number_word", "invented_opening_name")
 
 
 @dataclass
@@ -73,7 +76,7 @@ def evaluate(path: Path = CORPUS) -> Score:
 def table(score: Score) -> str:
     lines = [f"{score.pairs} pairs: {sum(score.honest.values())} honest, {sum(score.injected.values())} fabricated",
              "| kind | en | zh | all |", "|---|---|---|---|"]
-    for kind in KINDS:
+    for kind in [k for k in KINDS if score.recall(k)[1]]:
         cells = [score.recall(kind, lang) for lang in ("en", "zh")] + [score.recall(kind)]
         lines.append(f"| {kind} | " + " | ".join(f"{c}/{n}" for c, n in cells) + " |")
     alarms = [f"{score.false_alarms[lang]}/{score.honest[lang]}" for lang in ("en", "zh")]

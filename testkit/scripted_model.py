@@ -11,7 +11,11 @@ can share one server):
 
 Requests without tools or response_format are plain completions (write_draft, humanize): ``writer``
 answers them with a deterministic article. In constrained mode a call is rendered as the JSON object
-the json_schema response format asks for.
+the json_schema response format asks for. A request with ``"stream": true`` is answered as server-sent
+events, the text in pieces of a few words (``chat.completion.chunk``s, the usage in a last chunk when
+``stream_options.include_usage`` asks, then ``[DONE]``), as llama-server and OpenAI do; ``text_silence``
+(seconds before a plain completion's first byte) and ``text_gap`` (seconds between two pieces) make a
+silent or a slow-but-alive writer; ``streams=False`` answers a stream request with one JSON completion.
 """
 
 from __future__ import annotations
@@ -175,6 +179,9 @@ class ScriptedModel:
     policy: Policy = happy_path
     writer: Callable[[Request], str] = default_writer
     requests: list[dict[str, Any]] = field(default_factory=list)
+    text_silence: float = 0.0
+    text_gap: float = 0.0
+    streams: bool = True  # False: a stream request is answered with one JSON completion, as some servers do
     _server: ThreadingHTTPServer | None = None
     _ids: int = 0
 
@@ -199,12 +206,45 @@ class ScriptedModel:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 model.requests.append(body)
                 reply = model.answer(Request(body))
-                if reply.delay:
-                    time.sleep(reply.delay)
+                plain = "tools" not in body and "response_format" not in body
+                delay = reply.delay + (model.text_silence if plain else 0.0)
+                if delay:
+                    time.sleep(delay)
                 if reply.status != 200:
                     self._send(reply.status, {"error": {"message": f"scripted {reply.status}"}}, reply.headers)
                     return
-                self._send(200, model.render(Request(body), reply))
+                rendered = model.render(Request(body), reply)
+                if body.get("stream") and model.streams:
+                    self._stream(rendered, bool((body.get("stream_options") or {}).get("include_usage")))
+                else:
+                    self._send(200, rendered)
+
+            def _stream(self, completion: dict[str, Any], include_usage: bool) -> None:
+                """The completion as server-sent chunks: its text a few words a piece, ``text_gap`` apart."""
+                choice = completion["choices"][0]
+                text = choice["message"].get("content") or ""
+                pieces = re.findall(r"\S+(?:\s+\S+){0,3}\s*|\s+", text) or [""]
+                base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+                chunks = [base | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                               "finish_reason": None}]}]
+                chunks += [base | {"choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]}
+                           for p in pieces]
+                chunks.append(base | {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
+                if include_usage:
+                    chunks.append(base | {"choices": [], "usage": completion["usage"]})
+                try:
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.send_header("cache-control", "no-cache")
+                    self.end_headers()
+                    for i, chunk in enumerate(chunks):
+                        if model.text_gap and 1 < i < len(chunks) - 1:
+                            time.sleep(model.text_gap)
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                        self.wfile.flush()
+                    self.wfile.write(b"data: [DONE]\n\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    return
 
             def _send(self, status: int, data: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 raw = json.dumps(data).encode()

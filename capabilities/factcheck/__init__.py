@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from capabilities.factcheck.extract import extract_facts, has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
@@ -46,14 +47,24 @@ class _Evidence:
 def _supports(fact: Fact, evidence: _Evidence) -> str | None:
     """The passage of ``evidence`` that holds ``fact``, or None."""
     if fact.kind in (FactKind.quote, FactKind.title, FactKind.name):
-        at = has_run(evidence.words, fact.key.split())
-        if at < 0:
-            return None
-        return _passage_of_words(evidence, fact.key)
+        for key in (fact.key, fact.short_key):
+            if key and has_run(evidence.words, key.split()) >= 0:
+                return _passage_of_words(evidence, key)
+        return None
     for found in evidence.facts:
         if _same_value(fact, found):
             return found.sentence
+    if fact.kind == FactKind.number and fact.unit is None and re.fullmatch(r"[1-9]\d\d", fact.key):
+        # a class of codes the source names: "every 5xx status" holds "503" given as an example of it
+        if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
+            return _sentence_around(evidence.text, hit.start())
     return None
+
+
+def _sentence_around(text: str, at: int) -> str:
+    start = max(text.rfind(".", 0, at), text.rfind("。", 0, at), text.rfind("\n", 0, at)) + 1
+    ends = [i for i in (text.find(". ", at), text.find("。", at), text.find("\n", at)) if i >= 0]
+    return " ".join(text[start:min(ends) + 1 if ends else len(text)].split())[:400]
 
 
 def _same_value(fact: Fact, found: Fact) -> bool:
@@ -64,12 +75,32 @@ def _same_value(fact: Fact, found: Fact) -> bool:
     if fact.kind == FactKind.number:
         if found.kind == FactKind.year:
             return fact.unit is None and found.key == fact.key
-        if found.kind != FactKind.number or found.key != fact.key:
+        if found.kind != FactKind.number or not _same_number(fact, found):
             return False
         return fact.unit is None or found.unit is None or found.unit == fact.unit
     if fact.kind == FactKind.date and found.kind == FactKind.date:
         return found.key == fact.key or (len(fact.key) == 7 and found.key[:7] == fact.key)
+    if fact.kind in (FactKind.money, FactKind.percent) and found.kind == fact.kind:
+        currency, _, value = fact.key.rpartition(":")
+        other_currency, _, other = found.key.rpartition(":")
+        return currency == other_currency and _same_number(fact, found, value, other)
     return found.kind == fact.kind and found.key == fact.key
+
+
+def _same_number(fact: Fact, found: Fact, value: str | None = None, other: str | None = None) -> bool:
+    """The same value; or, for a hedged figure ("about 18,000"), the source's value rounded honestly: within the
+    figure's last significant place (18,400 -> about 18,000 or nearly 19,000) and within 5 percent of it."""
+    value, other = value or fact.key, other or found.key
+    if value == other:
+        return True
+    if not fact.approx:
+        return False
+    said, exact = Decimal(value), Decimal(other)
+    if said <= 0 or exact <= 0 or said != said.to_integral_value():
+        return False
+    digits = str(int(said))
+    place = Decimal(10) ** (len(digits) - len(digits.rstrip("0")))
+    return place > 1 and abs(said - exact) <= place and abs(said - exact) <= exact * Decimal("0.05")
 
 
 def _passage_of_words(evidence: _Evidence, key: str) -> str:

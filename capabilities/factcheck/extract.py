@@ -6,9 +6,11 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from decimal import Decimal
 
 from capabilities.factcheck.types import Fact, FactKind
@@ -18,7 +20,7 @@ MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "
 MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
 _MONTH = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
-_BARE_NUM = r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\d])"
+_BARE_NUM = r"(\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d,]|\.\d)|\d+)(?:\.(\d+))?(?![\d])"
 _NUM = r"(?<![A-Za-z0-9_.,\-/])" + _BARE_NUM  # a CJK character may touch a number: 安装了1200台
 _ZH_DIGITS = "零〇一二两三四五六七八九十百千万亿"
 _ZH_NUM = f"[{_ZH_DIGITS}]+"
@@ -33,19 +35,50 @@ UNITS = {
     "month": "month", "months": "month", "个月": "month", "year": "year_unit", "years": "year_unit", "年": "year_unit",
     "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "byte": "byte", "bytes": "byte",
     "km": "km", "m": "m", "cm": "cm", "mm": "mm", "kg": "kg", "g": "g", "t": "t", "tonnes": "t", "tons": "t",
-    "公里": "km", "米": "m", "公斤": "kg", "千克": "kg", "吨": "t",
-    "kw": "kw", "kwh": "kwh", "mw": "mw", "gw": "gw", "w": "w", "°c": "c", "℃": "c",
+    "kilometres": "km", "kilometers": "km", "kilometre": "km", "kilometer": "km", "metres": "m", "meters": "m",
+    "metre": "m", "meter": "m", "kilograms": "kg", "kilogram": "kg", "tonne": "t", "ton": "t",
+    "公里": "km", "千米": "km", "米": "m", "公斤": "kg", "千克": "kg", "吨": "t",
+    "平方公里": "km2", "平方千米": "km2", "km2": "km2", "km²": "km2", "平方米": "m2", "m2": "m2", "m²": "m2",
+    "公顷": "ha", "ha": "ha", "hectares": "ha", "hectare": "ha", "亩": "mu",
+    "kw": "kw", "kwh": "kwh", "mw": "mw", "mwh": "mwh", "gw": "gw", "gwh": "gwh", "twh": "twh", "w": "w",
+    "kilowatts": "kw", "kilowatt": "kw", "megawatts": "mw", "megawatt": "mw", "gigawatts": "gw", "gigawatt": "gw",
+    "kilowatt-hours": "kwh", "kilowatt-hour": "kwh", "megawatt-hours": "mwh", "megawatt-hour": "mwh",
+    "gigawatt-hours": "gwh", "gigawatt-hour": "gwh", "terawatt-hours": "twh", "terawatt-hour": "twh",
+    "hz": "hz", "khz": "khz", "mhz": "mhz", "ghz": "ghz", "mph": "mph", "km/h": "km/h", "°c": "c", "℃": "c",
     "words": "word", "word": "word", "字": "word", "tokens": "token", "token": "token",
     "cores": "core", "core": "core", "次": "times", "times": "times", "个": None, "名": "person", "人": "person",
-    "people": "person", "persons": "person",
+    "people": "person", "persons": "person", "位": "person",
+    # Chinese counters: 120万块 is not 120万吨; a number without a counter (个, or none) matches any
+    "块": "块", "台": "台", "件": "件", "辆": "辆", "座": "座", "条": "条", "家": "家", "所": "所", "本": "册",
+    "册": "册", "张": "张", "架": "架", "艘": "艘", "套": "套",
 }
+ZH_COUNTED = ("条", "台", "块", "件", "名", "位", "人", "次", "家", "座", "辆", "天", "年", "个月", "周", "小时", "分钟",
+              "秒", "本", "册", "张", "项", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
+MONEY_SUFFIXES = {"k": 1000, "m": 10**6, "bn": 10**9, "b": 10**9}
 CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny", "￥": "cny"}
 CURRENCY_WORDS = {"dollars": "usd", "dollar": "usd", "usd": "usd", "euros": "eur", "euro": "eur", "eur": "eur",
                   "pounds": "gbp", "gbp": "gbp", "yuan": "cny", "rmb": "cny", "元": "cny", "美元": "usd", "欧元": "eur"}
 NUMBER_WORDS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
                                             "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
-                                            "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
+                                            "sixteen", "seventeen", "eighteen", "nineteen"))}
+NUMBER_WORDS.update({w: 10 * i for i, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy",
+                                                      "eighty", "ninety"), 2)})
+WORD_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+# "three hundred", "twenty-six", "forty thousand", "one hundred and five": words, scales, hyphens, "and" inside
+_WORDS_NUM = (rf"\b(?:{_NUMBER_WORD})(?:(?:-|\s+|\s+and\s+)(?:{_NUMBER_WORD}|hundred|thousand|million|billion)){{0,6}}\b")
+# what only counts the article's own parts: "three reasons", "five key steps" (not facts about the world)
+STRUCTURE_NOUNS = re.compile(
+    r"\s+(?:(?:key|main|simple|important|common|big|major|basic|core|practical|quick|essential|different|other|"
+    r"new|useful|good|great|critical|crucial|best)\s+)?(?:reasons?|ways?|points?|steps?|things?|tips?|questions?|"
+    r"ideas?|examples?|parts?|lessons?|rules?|kinds?|types?|stages?|phases?|options?|factors?|areas?|principles?|"
+    r"pillars?|benefits?|takeaways?|sections?|categories|components?|layers?|checks?|problems?|challenges?|"
+    r"strategies|practices?|aspects?|features?|elements?|approaches|methods?|goals?|advantages?|of\s+(?:them|these|"
+    r"those|us|the))\b", re.I)
+HEDGES = re.compile(r"(?:\b(?:about|around|roughly|nearly|almost|approximately|some|close\s+to|more\s+than|over|"
+                    r"under|less\s+than|just\s+over|just\s+under|upwards\s+of)\s+[$€£¥￥]?|约|大约|近|将近|接近|超过|逾|"
+                    r"不到|近乎)$", re.I)
 STARTERS = frozenset("""a an the this that these those in on at for by with from and but or if when while after
 before as since each every its their our your his her it we they you he she there here what why how who which then
 so yet also not no all some many most one two three four five six seven eight nine ten today tomorrow yesterday
@@ -82,7 +115,7 @@ def _key(value: Decimal) -> str:
 
 
 def _decimal(whole: str, fraction: str | None, scale: int = 1) -> Decimal:
-    return Decimal(whole.replace(",", "") + (f".{fraction}" if fraction else "")) * scale
+    return Decimal(re.sub(r"[,\s\u00a0\u2009\u202f]", "", whole) + (f".{fraction}" if fraction else "")) * scale
 
 
 def zh_number(text: str) -> Decimal | None:
@@ -115,16 +148,44 @@ class _Scan:
 
     def take(self, match: re.Match[str], kind: FactKind, key: str, unit: str | None = None, group: int = 0) -> None:
         start, end = match.span(group)
+        approx = kind in (FactKind.number, FactKind.money, FactKind.percent) and _hedged(self.masked, start, end)
         self.masked = self.masked[:start] + " " * (end - start) + self.masked[end:]
-        self.facts.append(Fact(kind, match.group(group).strip(), key, _sentence(self.text, start), unit))
+        self.facts.append(Fact(kind, match.group(group).strip(), key, _sentence(self.text, start), unit, approx))
+
+
+def _hedged(text: str, start: int, end: int) -> bool:
+    """Whether a number is given as a round figure: "about 18,000", "nearly 30%", "约46万", "46万左右"."""
+    return bool(HEDGES.search(text[max(0, start - 24):start])) or text[end:end + 4].lstrip().startswith("左右")
+
+
+def words_value(phrase: str) -> Decimal:
+    """An English number in words as a value: twenty-six = 26, three hundred = 300, forty thousand = 40000."""
+    total, current = 0, 0
+    for word in re.findall(r"[a-z]+", phrase.lower()):
+        if word in NUMBER_WORDS:
+            current += NUMBER_WORDS[word]
+        elif word == "hundred":
+            current = (current or 1) * 100
+        elif word in WORD_SCALES:
+            total += (current or 1) * WORD_SCALES[word]
+            current = 0
+    return Decimal(total + current)
+
+
+@lru_cache(maxsize=16)
+def _bounds(text: str) -> tuple[list[int], list[int]]:
+    """Where the sentences of ``text`` end: each end mark's start and end (found once per text, not per fact)."""
+    marks = list(re.finditer(r"[.!?](?=\s|$)|[。！？\n]", text))
+    return [m.start() for m in marks], [m.end() for m in marks]
 
 
 def _sentence(text: str, at: int) -> str:
-    starts = [m.end() for m in re.finditer(r"[.!?。！？](?=\s|$)|[。！？]|\n", text[:at])]
-    start = starts[-1] if starts else 0
-    end_match = re.compile(r"[.!?](?=\s|$)|[。！？\n]").search(text, at)
-    end = end_match.end() if end_match else len(text)
-    return " ".join(text[start:end].split())[:400]
+    starts, ends = _bounds(text)
+    before = bisect.bisect_right(ends, at)
+    start = ends[before - 1] if before else 0
+    after = bisect.bisect_left(starts, at)
+    end = ends[after] if after < len(starts) else len(text)
+    return " ".join(text[start:min(end, start + 4000)].split())[:400]  # at most 400 characters are kept
 
 
 ENUMERATORS = re.compile(r"\b(Fact|Step|Part|Section|Chapter|Tip|Point|Rule|Lesson|Reason|Option|Phase|Stage|Item|"
@@ -177,18 +238,25 @@ def _int(text: str) -> int | None:
 def _scan_money(scan: _Scan) -> None:
     scale_words = r"(?:\s*(thousand|million|billion|trillion|万|亿))?"
     signs = "".join(re.escape(s) for s in CURRENCY_SIGNS)
-    for m in re.finditer(rf"([{signs}])\s?{_BARE_NUM}{scale_words}", scan.masked, flags=re.I):
-        value = _decimal(m.group(2), m.group(3), SCALES.get((m.group(4) or "").lower(), 1))
+    for m in re.finditer(rf"([{signs}])\s?{_BARE_NUM}(?:{scale_words[3:-2]}|(k|m|bn|b)(?![A-Za-z]))?", scan.masked,
+                         flags=re.I):  # $1.2 million, $310K, €14m, $1.9bn
+        factor = SCALES.get((m.group(4) or "").lower()) or MONEY_SUFFIXES.get((m.group(5) or "").lower(), 1)
+        value = _decimal(m.group(2), m.group(3), factor)
         scan.take(m, FactKind.money, f"{CURRENCY_SIGNS[m.group(1)]}:{_key(value)}")
     words_re = "|".join(sorted(CURRENCY_WORDS, key=len, reverse=True))
     for m in re.finditer(rf"{_NUM}{scale_words}\s?({words_re})(?![a-z])", scan.masked, flags=re.I):
         value = _decimal(m.group(1), m.group(2), SCALES.get((m.group(3) or "").lower(), 1))
         scan.take(m, FactKind.money, f"{CURRENCY_WORDS[m.group(4).lower()]}:{_key(value)}")
+    for m in re.finditer(rf"(?<!第)({_ZH_NUM})(美元|欧元|元)", scan.masked):  # 三十元, 一千四百万欧元
+        if (value := zh_number(m.group(1))) is not None:
+            scan.take(m, FactKind.money, f"{CURRENCY_WORDS[m.group(2)]}:{_key(value)}")
 
 
 def _scan_percent(scan: _Scan) -> None:
     for m in re.finditer(rf"{_NUM}\s?(%|％|percent\b|per cent\b)", scan.masked, flags=re.I):
         scan.take(m, FactKind.percent, _key(_decimal(m.group(1), m.group(2))))
+    for m in re.finditer(rf"({_WORDS_NUM})(?:\s+|-)(?:percent|per\s+cent)\b", scan.masked, flags=re.I):
+        scan.take(m, FactKind.percent, _key(words_value(m.group(1))))  # twelve percent
     for m in re.finditer(rf"百分之({_ZH_NUM}|\d+(?:\.\d+)?)", scan.masked):
         value = zh_number(m.group(1)) if not m.group(1)[0].isdigit() else Decimal(m.group(1))
         if value is not None:
@@ -217,8 +285,8 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
         factor = SCALES.get((m.group(3) or m.group(4) or "").lower(), 1)
         value = _decimal(m.group(1), m.group(2), factor)
         unit_name = UNITS.get((m.group(5) or "").lower()) if m.group(5) else None
-        plain = not m.group(2) and factor == 1 and unit_name is None
-        if plain and 1800 <= value <= 2100 and len(m.group(1)) == 4:
+        plain = not m.group(2) and factor == 1 and (unit_name is None or m.group(5) == "年")
+        if plain and 1800 <= value <= 2100 and len(m.group(1)) == 4:  # 2024, 2024年
             scan.take(m, FactKind.year, _key(value))
         else:
             rate = _rate(scan.masked, m.start(), m.end())
@@ -229,10 +297,18 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
         value = zh_number(m.group(1))
         if value is not None:
             scan.take(m, FactKind.number, _key(value), UNITS.get(m.group(2) or ""))
-    if number_words:
-        for m in re.finditer(rf"\b({'|'.join(NUMBER_WORDS)})\b(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
-            scan.take(m, FactKind.number, str(NUMBER_WORDS[m.group(1).lower()]),
-                      UNITS.get((m.group(2) or "").lower()) if m.group(2) else None)
+    if not number_words:  # an article: a lone 二..九 is a number only with a counter (两条, 三台; not 三个方面, 第三)
+        counters = "|".join(sorted((re.escape(u) for u in ZH_COUNTED), key=len, reverse=True))
+        for m in re.finditer(rf"(?<![第{_ZH_DIGITS}])([二两三四五六七八九])({counters})", scan.masked):
+            scan.take(m, FactKind.number, _key(zh_number(m.group(1)) or Decimal(0)), UNITS.get(m.group(2)))
+    for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
+        value = words_value(m.group(1))
+        compound = len(re.findall(r"[a-z]+", m.group(1).lower())) > 1
+        if not number_words and ((value < 3 and not compound) or STRUCTURE_NOUNS.match(scan.masked, m.end(1))):
+            continue  # an article's "one of", "two cities", "three reasons" are not checked
+        unit_name = UNITS.get((m.group(2) or "").lower()) if m.group(2) else None
+        rate = _rate(scan.masked, m.start(), m.end())
+        scan.take(m, FactKind.number, _key(value), f"{unit_name or ''}/{rate}" if rate else unit_name)
 
 
 def _scan_quotes(scan: _Scan) -> None:
@@ -258,9 +334,10 @@ def _scan_names(scan: _Scan) -> None:
     run: list[re.Match[str]] = []
 
     def flush() -> None:
-        while run and run[0].group().lower() in STARTERS:
+        while run and (run[0].group().lower() in STARTERS or (len(run) > 1 and run[0].group() in HONORIFICS)):
             run.pop(0)
-        if run and not (len(run) == 1 and _sentence_start(scan.masked, run[0].start())) \
+        if run and not (len(run) == 1 and _sentence_start(scan.masked, run[0].start())
+                        and not _speaker(scan.masked, run[0])) \
                 and not _title_cased(scan.masked, run[0].start()):
             tokens = [re.sub(r"['’]s$", "", m.group()) for m in run]
             if not (len(tokens) == 1 and (tokens[0].lower() in MONTHS or tokens[0] == "I")):
@@ -284,6 +361,23 @@ def _scan_names(scan: _Scan) -> None:
     flush()
 
 
+HONORIFICS = frozenset("Dr Mr Mrs Ms Miss Prof Professor Sir Dame Mx".split())
+SPEECH = re.compile(r"\s+(?:said|says|told|added|explained|argued|wrote|writes|noted|notes|stated|recalled|warned|"
+                    r"insisted|claimed|claims|believes|thinks|admitted|announced|replied|confirmed)\b")
+# capitalised words that open "X said" without being a name
+SPEAKER_NOUNS = frozenset("""officials experts researchers critics residents engineers analysts scientists users
+developers authorities police staff workers teachers doctors nurses patients parents students people others sources
+reports studies everyone someone nobody observers insiders supporters opponents employees managers tenants officers
+organisers organizers spokesperson spokesman spokeswoman management customers readers visitors commuters drivers
+locals economists historians members leaders owners operators authors editors reviewers investigators witnesses""".split())
+
+
+def _speaker(text: str, token: re.Match[str]) -> bool:
+    """A lone capitalised word opening a sentence is a name when it is the one who speaks: "Berger said ..."."""
+    return bool(SPEECH.match(text, token.end())) and token.group().lower() not in SPEAKER_NOUNS \
+        and token.group().lower() not in STARTERS
+
+
 def _title_cased(text: str, at: int) -> bool:
     """Whether ``at`` lies in a Title Case heading or label ("Verification Steps", "Word Count: ..."): the line up
     to its first colon has most of its words capitalised. Such words are headings, not names (embedded trial)."""
@@ -299,7 +393,51 @@ def _title_cased(text: str, at: int) -> bool:
 
 def _sentence_start(text: str, at: int) -> bool:
     before = text[:at].rstrip(" \t\"'“‘(*_#>-")
-    return not before or before[-1] in ".!?:\n。！？：" or before.endswith("\n")
+    return not before or before[-1] in ".!?:|\n。！？：" or before.endswith("\n")  # | opens a table's cell
+
+
+SURNAMES = ("欧阳 司马 诸葛 上官 东方 令狐 皇甫 尉迟 公孙 慕容 长孙 王 李 张 刘 陈 杨 黄 赵 吴 周 徐 孙 朱 胡 郭 何 林 罗 郑 梁 谢 "
+            "宋 唐 韩 冯 邓 曹 彭 曾 萧 肖 蔡 潘 袁 董 蒋 杜 叶 程 魏 苏 吕 丁 沈 任 姚 卢 姜 崔 钟 谭 陆 汪 范 廖 贾 夏 韦 "
+            "傅 邹 孟 熊 秦 邱 江 尹 薛 阎 段 雷 侯 龙 陶 黎 贺 顾 毛 郝 龚 邵 钱 严 覃 武 戴 莫 孔 汤 温 康 施 牛 樊 葛 邢 "
+            "齐 易 乔 伍 庞 颜 倪 庄 聂 章 鲁 岳 翟 殷 詹 申 耿 关 兰 焦 俞 左 柳 甘 祝 包 宁 尚 符 舒 阮 柯 纪 梅 童 凌 "
+            "毕 单 季 裴 霍 涂 成 苗 谷 盛 曲 翁 冉 骆 蓝 路 游 辛 靳 管 柴 蒙 鲍 华 喻 祁 蒲 房 滕 屈 饶 解 牟 艾 尤 阳 "
+            "时 穆 农 司 卓 古 吉 缪 简 车 项 连 芦 麦 褚 娄 窦 戚 岑 景 党 宫 费 卜 冷 晏 席 卫 米 柏 宗 瞿 桂 全 佟 应 "
+            "臧 闵 苟 邬 边 卞 姬 师 和 仇 栾 隋 商 刁 沙 荣 巫 寇 桑 郎 甄 丛 仲 虞 敖 巩 明 佘 池 乐 匡 戈 双").split()
+TITLES = ("首席执行官 董事长 总经理 园长 店长 组长 厅长 司长 署长 主管 秘书长 发言人 负责人 工程师 研究员 创始人 总裁 主席 总理 总统 总监 主任 经理 馆长 厂长 部长 "
+          "院长 校长 市长 局长 县长 省长 区长 镇长 村长 教授 博士 医生 处长 科长 队长 社长 会长 所长 站长 行长 老师 记者 律师 "
+          "书记 主编 编辑 董事 委员 代表 专家 先生 女士").split()
+ZH_SPEECH = "表示 指出 认为 介绍 强调 宣布 透露 告诉 坦言 回忆 补充 解释 承认 提到 谈到 写道 说 称 问".split()
+_NOT_GIVEN = "的了是在也都就不有这那个些们者人多家我你他她它其和与或对向从把被为以于及等年月日时说称表示认为指出介绍"
+_HAN = r"[\u4e00-\u9fff]"
+_GIVEN = rf"[^\W\d_{_NOT_GIVEN}a-zA-Z]"
+_SURNAME = "|".join(sorted(SURNAMES, key=len, reverse=True))
+_TITLE = "|".join(sorted(TITLES, key=len, reverse=True))
+_ZH_VERB = "|".join(sorted(ZH_SPEECH, key=len, reverse=True))
+_ZH_EDGE = r"(?:^|(?<=[。！？；：，、\n“”「」『』（）()《》\s]))"
+
+
+def _scan_zh_names(scan: _Scan) -> None:
+    """Chinese personal names where the text itself says one is there: a transliteration with a middle dot (玛丽·杜邦),
+    a title before it (馆长李文华, 部长汤姆表示), a title after it (李文华馆长), or a surname opening a clause and a
+    verb of saying after it (张明说, 陈志强表示). A name without such a mark is not checked."""
+
+    def take(start: int, end: int, key_chars: str, short: str | None = None) -> None:
+        scan.masked = scan.masked[:start] + " " * (end - start) + scan.masked[end:]
+        scan.facts.append(Fact(FactKind.name, scan.text[start:end], " ".join(key_chars), _sentence(scan.text, start),
+                               short_key=" ".join(short) if short else None))
+
+    for m in list(re.finditer(rf"({_HAN}{{1,2}})·({_HAN}{{1,2}})", scan.masked)):
+        take(m.start(), m.end(), m.group(1) + m.group(2))
+    patterns = (  # (pattern, whether the given name's length is known from both ends)
+        (rf"(?:{_TITLE})((?:{_SURNAME}){_GIVEN}{{1,2}}|{_GIVEN}{{2,3}})(?={_ZH_VERB})", True),
+        (rf"{_ZH_EDGE}((?:{_SURNAME}){_GIVEN}{{1,2}})(?=(?:{_TITLE})|{_ZH_VERB})", True),
+        (rf"(?:{_TITLE})((?:{_SURNAME}){_GIVEN}{{2}})", False),
+        (rf"(?:{_TITLE})((?:{_SURNAME}){_GIVEN})", True),
+    )
+    for pattern, exact in patterns:
+        for m in re.finditer(pattern, scan.masked):
+            name = m.group(1)
+            take(m.start(1), m.end(1), name, None if exact else name[:-1])
 
 
 def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
@@ -315,5 +453,6 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     _scan_percent(scan)
     _scan_quotes(scan)
     _scan_numbers(scan, number_words=source)
+    _scan_zh_names(scan)
     _scan_names(scan)
     return scan.facts

@@ -25,6 +25,8 @@ class Fact:
     key: str  # the normalised value it is looked up by
     sentence: str
     unit: str | None = None
+    approx: bool = False  # hedged ("about 18,000", "约46万"): a source value it rounds honestly is enough
+    short_key: str | None = None  # a Chinese name whose given name may be one character shorter ("厂长陈志强于")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pipeline.ledger.detail import run_detail
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 from tests.conftest import FakeSleep
-from testkit.scripted_model import ScriptedModel, fail, failing, happy_path, script
+from testkit.scripted_model import Request, ScriptedModel, default_writer, fail, failing, happy_path, script
 
 
 def _run(settings: Settings, fake_sleep: FakeSleep, **overrides: object):  # type: ignore[no-untyped-def]
@@ -53,3 +53,39 @@ def test_token_budget_stops_the_run(settings: Settings, model: ScriptedModel, fa
     result, detail = _run(settings, fake_sleep, run_max_tokens=100)
     assert (result.verdict, result.exit_code, result.stop_reason) == ("budget", 5, "max_tokens")
     assert detail.tokens >= 100
+
+
+def test_a_slow_writer_that_keeps_streaming_is_not_cut_off_by_the_llm_timeout(
+    settings: Settings, model: ScriptedModel, fake_sleep: FakeSleep
+) -> None:
+    """Each draft arrives in pieces 0.15 s apart, seconds in all, with LLM_TIMEOUT_SECONDS=1: the run succeeds."""
+    model.text_gap = 0.15
+    result, detail = _run(settings, fake_sleep, llm_timeout_seconds=1.0)
+    assert result.verdict == "success"
+    plain = [r for r in model.requests if "tools" not in r and "response_format" not in r]
+    assert plain and all(r.get("stream") for r in plain)
+    draft = default_writer(Request(plain[0]))
+    assert len(draft.split()) / 4 * model.text_gap > 1.0  # its pieces (4 words each) took longer than 1 s in all
+    assert [c.outcome for c in detail.tool_calls if c.name == "write_draft"] == ["ok"]
+
+
+def test_a_writer_silent_past_the_llm_timeout_is_still_cut_off(
+    settings: Settings, model: ScriptedModel, fake_sleep: FakeSleep
+) -> None:
+    """No byte of the draft for 1.5 s with LLM_TIMEOUT_SECONDS=1: write_draft times out and the run publishes nothing."""
+    model.text_silence = 1.5
+    result, detail = _run(settings, fake_sleep, llm_timeout_seconds=1.0)
+    assert result.verdict != "success"
+    drafts = [c for c in detail.tool_calls if c.name == "write_draft"]
+    assert drafts and all(c.outcome != "ok" for c in drafts)
+    assert "timed out" in (drafts[0].detail or "") and drafts[0].attempts == settings.retry_max_attempts
+    assert detail.publications == ()
+
+
+def test_an_endpoint_that_ignores_stream_and_answers_one_completion_still_writes_the_draft(
+    settings: Settings, model: ScriptedModel, fake_sleep: FakeSleep
+) -> None:
+    """A server that answers a stream request with one JSON completion: the draft is read from it, the run succeeds."""
+    model.streams = False
+    result, _ = _run(settings, fake_sleep)
+    assert result.verdict == "success"
