@@ -9,6 +9,7 @@
            inline: run_once -> metrics, alert; celery: send the task (pipeline.workers.dispatch)
            a replica that loses the claim skips the tick and logs it
     report(pipeline, fire time): log the day's report; alert when nothing was published online that day
+    prune(fire time), when PRUNE_AFTER_DAYS is set: clear the bulky texts of older runs (pipeline.ledger.prune)
     alerts: queued to pipeline.webhook's own thread (one deadline per POST), never sent from a job's thread
     SIGTERM/SIGINT: no new run starts; an inline run in flight is cut off where it waits (every HTTP request
                     of the run ends at its next chunk: pipeline.http) and closed as `interrupted`; jobs get
@@ -28,7 +29,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobExecutionEvent, JobSubmissionEvent
@@ -46,6 +47,7 @@ from pipeline.alerts import Alert, no_publication_alert, review_alert, run_alert
 from pipeline.executors import ClaimedElsewhere, Crashed, Executor, Queued, Ran, open_executor
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.detail import run_detail
+from pipeline.ledger.prune import prune
 from pipeline.ledger.runs import interrupt_own_runs, interrupt_stale_runs
 from pipeline.metrics import Metrics, MetricsServer
 from pipeline.outcome import one_line
@@ -174,6 +176,20 @@ class Daemon:
         self._alert(pipeline, no_publication_alert(ledger))
         self._alert(pipeline, review_alert(ledger, datetime.now(UTC)))
 
+    def prune(self, days: int, fire_time: datetime) -> None:
+        """Clear the bulky texts of runs started more than ``days`` days before the fire time (PRUNE_AFTER_DAYS;
+        pipeline.ledger.prune), batch by batch; a stop ends it after the batch in hand."""
+        before = fire_time - timedelta(days=days)
+        logger.info("prune.started", before=before.isoformat())
+        with self.job():
+            try:
+                done = prune(self.sessions, before, stop=self.stop)
+            except Exception as exc:  # the ledger is away: the next PRUNE_CRON tries again
+                logger.error("prune.failed", error=one_line(exc))
+                logger.opt(exception=exc).debug("prune.failed.traceback")
+                return
+        logger.info("prune.finished", before=before.isoformat(), runs=done.runs, texts=done.texts)
+
     def _alert(self, pipeline: str, alert: Alert | None) -> None:
         """Queue the alert on the pipeline's webhook (its own thread sends it; this thread never waits)."""
         if alert is not None and (sender := self.alerts.get(pipeline)) is not None:
@@ -278,10 +294,10 @@ def _abandon(sessions: sessionmaker[Session]) -> None:
 
 def _scheduler(settings: Settings, daemon: Daemon, triggers: dict[str, Triggers]) -> BackgroundScheduler:
     """Each pipeline's tick and report jobs, the executor's catch-up (at once) and reconcile (at once, then
-    every interval) jobs."""
+    every interval) jobs, and the prune at PRUNE_CRON when PRUNE_AFTER_DAYS is set."""
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # its events are logged below, through loguru
-    scheduler = BackgroundScheduler(  # a thread per pipeline (one tick at once each), reports, reconcile
-        executors={"default": TickExecutor(max_workers=len(triggers) + 2)}, timezone="UTC",
+    scheduler = BackgroundScheduler(  # a thread per pipeline (one tick at once each), reports, reconcile, prune
+        executors={"default": TickExecutor(max_workers=len(triggers) + 3)}, timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1,
                       "misfire_grace_time": settings.schedule_misfire_grace_seconds})
     scheduler.add_listener(_log_skipped, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)
@@ -290,6 +306,9 @@ def _scheduler(settings: Settings, daemon: Daemon, triggers: dict[str, Triggers]
                           name=f"{name} tick", misfire_grace_time=t.schedule.grace_seconds)
         scheduler.add_job(daemon.daily_report, t.report, args=[name, FIRE_TIME], id=f"report:{name}",
                           name=f"{name} daily report")
+    if settings.prune_after_days:
+        scheduler.add_job(daemon.prune, cron_trigger(settings.prune_cron, time_zone("UTC"), "PRUNE_CRON"),
+                          args=[settings.prune_after_days, FIRE_TIME], id="prune", name="prune old runs' texts")
     executor = daemon.executor
     for name, times in executor.missed_ticks().items():
         scheduler.add_job(daemon.catch_up, args=[name, times], id=f"catch-up:{name}", name=f"{name} catch-up",

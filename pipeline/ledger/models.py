@@ -91,6 +91,7 @@ class Run(Base):
     sent_at: Mapped[datetime | None]  # celery executor: when the tick's task was last sent to the broker
     heartbeat_at: Mapped[datetime | None]  # celery executor: the worker running it was alive at this time
     trace_id: Mapped[str | None] = mapped_column(String(32))  # its OpenTelemetry trace (pipeline.tracing), when traced
+    pruned_at: Mapped[datetime | None]  # factline db prune cleared its bulky texts (pipeline.ledger.prune)
 
 
 class Topic(Base):
@@ -216,7 +217,7 @@ class Publication(Base):
     pipeline: Mapped[str] = mapped_column(String(64), default="content", index=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id"), index=True)
-    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"))
+    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"), index=True)  # what it holds now
     target: Mapped[str] = mapped_column(String(32))
     external_id: Mapped[str] = mapped_column(String(200))
     url: Mapped[str] = mapped_column(String(2000))
@@ -244,7 +245,7 @@ class PublicationIntent(Base):
     pipeline: Mapped[str] = mapped_column(String(64), default="content")
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)  # the run that last attempted it
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id"), index=True)
-    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"))
+    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"), index=True)
     target: Mapped[str] = mapped_column(String(32))
     idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
     content_digest: Mapped[str] = mapped_column(String(64))  # sha256 of the title and body to be published
@@ -289,7 +290,7 @@ class PublicationChange(Base):
     action: Mapped[str] = mapped_column(String(16))  # retract | correct
     editor: Mapped[str | None] = mapped_column(String(200))
     reason: Mapped[str] = mapped_column(Text)
-    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"))
+    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"), index=True)
     detail: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -310,7 +311,7 @@ class Review(Base):
     action: Mapped[str] = mapped_column(String(16))  # pipeline.outcome.ReviewAction
     accepted: Mapped[bool] = mapped_column(Boolean)
     editor: Mapped[str | None] = mapped_column(String(200))
-    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"))
+    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"), index=True)
     reason: Mapped[str | None] = mapped_column(Text)
     requeue: Mapped[bool] = mapped_column(Boolean, default=False)
     preview: Mapped[str | None] = mapped_column(String(1000))

@@ -99,6 +99,7 @@ class RunStory:
     links: tuple[Link, ...]
     sources: tuple[SourceRow, ...] = ()  # the topic's sources as this run read them
     fact_checks: tuple[FactCheckRow, ...] = ()  # each check with each fact, its verdict and backing passage
+    pruned_at: datetime | None = None  # factline db prune cleared its bulky texts: the page says "text pruned"
 
     @property
     def seconds(self) -> float | None:
@@ -144,6 +145,7 @@ def run_story(s: Session, run_id: int) -> RunStory | None:
         diff_line=diff.line(), turns=turns,
         events=tuple(e for e in events if e["kind"] != EventKind.tool_retry),
         links=tuple(run_links(s, [run_id]).get(run_id, [])), sources=detail.sources, fact_checks=detail.fact_checks,
+        pruned_at=detail.pruned_at,
     )
 
 
