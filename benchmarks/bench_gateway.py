@@ -34,7 +34,8 @@ from config.secrets import Redactor
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import Evidence, inspect
-from pipeline.ledger.journal import RunJournal, open_run
+from pipeline.ledger.journal import RunJournal
+from pipeline.ledger.runs import open_run
 from pipeline.turns import ToolCallRequest
 from pipeline.ledger.db import open_ledger
 from pipeline.retry import RetryPolicy

@@ -23,14 +23,14 @@ def _register(db_url: str, worker: int, count: int, start: multiprocessing.synch
               results: multiprocessing.Queue) -> None:
     from sqlalchemy import text
 
-    from pipeline.ledger import journal
+    from pipeline.ledger import runs
     from pipeline.ledger.db import make_engine, session_factory
     from pipeline.ledger.store import LedgerStore
 
     sessions = session_factory(make_engine(db_url))
     pipeline = f"bench{worker}"
     with sessions.begin() as s:
-        run_id = journal.open_run(s, trigger="manual", pipeline=pipeline)
+        run_id = runs.open_run(s, trigger="manual", pipeline=pipeline)
         topic_id = s.execute(text("INSERT INTO topics (pipeline, title, first_seen_at) VALUES (:p, 't', now()) "
                                   "RETURNING id"), {"p": pipeline}).scalar()
         draft_id = s.execute(text("INSERT INTO drafts (run_id, topic_id, created_at) VALUES (:r, :t, now()) "

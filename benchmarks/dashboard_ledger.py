@@ -4,7 +4,8 @@
     python -m benchmarks.dashboard_ledger --runs 100000 postgresql+psycopg://postgres@127.0.0.1:5432/big
 
 Per run: 10 tool calls (with a dedup, a shadow and a retried call among them), 3 model turns with text,
-2 claims, a topic; 85% of runs succeed with a draft, a verified publication and a registration; the rest
+2 claims, a topic, one source read (with its extracted text); 85% of runs succeed with a draft (a first
+version and its humanized one, published), a verified publication and a registration; the rest
 end hallucinated (with 2 nudges), unverified, incomplete or unavailable. Two pipelines, three models,
 1,000 runs a day by default. So 100,000 runs make 1,000,000 tool_calls rows.
 
@@ -34,6 +35,7 @@ STEPS = ["pick_topic", "pick_topic", "write_draft", "humanize", "publish_article
 OUTCOMES = ["ok", "dedup", "ok", "ok", "rejected", "ok", "dedup", "ok", "ok", "dedup"]
 MODELS = ["qwen2.5-coder-0.5b-instruct", "gpt-4o-mini", "llama-3.1-8b"]
 FAILURES = ["hallucinated", "unverified", "incomplete", "unavailable"]
+SOURCE_SENTENCE = "Ledgers record what a system executed. "
 TEXTS = ["", "Published the article and registered it.",
          "Done. The post is live at http://127.0.0.1:8765/a.html, registration CT-20260101-001, score 82."]
 
@@ -47,6 +49,8 @@ TABLES: dict[str, tuple[str, ...]] = {
     "claims": ("run_id", "turn", "kind", "capability", "span", "backed", "created_at"),
     "nudges": ("run_id", "turn", "kind", "detail", "created_at"),
     "run_events": ("run_id", "kind", "detail", "created_at"),
+    "sources": ("run_id", "topic_id", "number", "source", "final_url", "status", "ok", "title", "digest", "text",
+                "fetched_at"),
     "drafts": ("id", "run_id", "topic_id", "created_at"),
     "draft_versions": ("id", "draft_id", "version", "kind", "title", "body", "score", "scorer", "created_at"),
     "publications": ("id", "run_id", "topic_id", "draft_version_id", "target", "external_id", "url",
@@ -63,9 +67,10 @@ def start_of(run_id: int, runs: int, per_day: int, today: datetime) -> datetime:
 
 
 def batch(first: int, last: int, runs: int, per_day: int, today: datetime,
-          stamp: Callable[[datetime], Any]) -> dict[str, list[tuple[Any, ...]]]:
+          stamp: Callable[[datetime], Any], source_chars: int = 600) -> dict[str, list[tuple[Any, ...]]]:
     """The rows of runs first..last, per table, in TABLES' column order."""
     out: dict[str, list[tuple[Any, ...]]] = {name: [] for name in TABLES}
+    source_text = (SOURCE_SENTENCE * (source_chars // len(SOURCE_SENTENCE) + 1))[:source_chars]
     for run_id in range(first, last + 1):
         started = start_of(run_id, runs, per_day, today)
         at = stamp(started)
@@ -94,11 +99,15 @@ def batch(first: int, last: int, runs: int, per_day: int, today: datetime,
         if verdict == "hallucinated":
             out["nudges"] += [(run_id, 2, "hallucination", "claim:publish", at),
                               (run_id, 3, "hallucination", "ungrounded:CT-20260101-001", at)]
-        if ok:
+        out["sources"].append((run_id, run_id, 1, f"http://127.0.0.1:8765/src-{run_id}.html", None, 200, True,
+                               "A source", "0" * 64, source_text, at))
+        if ok:  # version ids 2n-1 (the draft) and 2n (humanized, published)
             out["drafts"].append((run_id, run_id, run_id, at))
-            out["draft_versions"].append((run_id, run_id, 1, "humanized", f"Topic {run_id}", "Body. " * 40, 82,
+            out["draft_versions"].append((2 * run_id - 1, run_id, 1, "draft", f"Topic {run_id}", "Draft. " * 40, None,
+                                          None, at))
+            out["draft_versions"].append((2 * run_id, run_id, 2, "humanized", f"Topic {run_id}", "Body. " * 40, 82,
                                           "textscore", at))
-            out["publications"].append((run_id, run_id, run_id, run_id, "local", f"a-{run_id}",
+            out["publications"].append((run_id, run_id, run_id, 2 * run_id, "local", f"a-{run_id}",
                                         f"http://127.0.0.1:8765/a-{run_id}.html", f"publish:local:topic-{run_id}",
                                         200, done, at))
             out["registrations"].append((run_id, run_id, run_id, f"CT-{started:%Y%m%d}-{run_id:06d}", done))
@@ -109,12 +118,12 @@ def _sqlite_stamp(when: datetime) -> str:
     return when.strftime("%Y-%m-%d %H:%M:%S.%f")  # as SQLAlchemy stores DateTime in SQLite
 
 
-def load_sqlite(path: str, runs: int, per_day: int, today: datetime) -> None:
+def load_sqlite(path: str, runs: int, per_day: int, today: datetime, source_chars: int) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA synchronous=OFF")
         for first in range(1, runs + 1, BATCH):
             last = min(first + BATCH - 1, runs)
-            for name, rows in batch(first, last, runs, per_day, today, _sqlite_stamp).items():
+            for name, rows in batch(first, last, runs, per_day, today, _sqlite_stamp, source_chars).items():
                 if rows:
                     columns = TABLES[name]
                     conn.executemany(f"INSERT INTO {name} ({', '.join(columns)}) VALUES "
@@ -124,12 +133,12 @@ def load_sqlite(path: str, runs: int, per_day: int, today: datetime) -> None:
         conn.execute("ANALYZE")
 
 
-def load_postgres(dsn: str, runs: int, per_day: int, today: datetime) -> None:
+def load_postgres(dsn: str, runs: int, per_day: int, today: datetime, source_chars: int) -> None:
     with psycopg.connect(dsn) as conn:
         for first in range(1, runs + 1, BATCH):
             last = min(first + BATCH - 1, runs)
             with conn.cursor() as cur:
-                for name, rows in batch(first, last, runs, per_day, today, lambda when: when).items():
+                for name, rows in batch(first, last, runs, per_day, today, lambda when: when, source_chars).items():
                     with cur.copy(f"COPY {name} ({', '.join(TABLES[name])}) FROM STDIN") as copy:
                         for row in rows:
                             copy.write_row(row)
@@ -142,16 +151,16 @@ def load_postgres(dsn: str, runs: int, per_day: int, today: datetime) -> None:
         conn.execute("VACUUM ANALYZE")
 
 
-def generate(url: str, runs: int, per_day: int = 1_000) -> datetime:
+def generate(url: str, runs: int, per_day: int = 1_000, source_chars: int = 600) -> datetime:
     """Migrate ``url`` and load ``runs`` runs ending today (UTC); returns the first moment of today."""
     open_ledger(url).kw["bind"].dispose()
     today = datetime.combine(datetime.now(timezone.utc).date(), time(), tzinfo=timezone.utc)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        load_sqlite(str(parsed.database), runs, per_day, today)
+        load_sqlite(str(parsed.database), runs, per_day, today, source_chars)
     else:
         load_postgres(parsed.set(drivername="postgresql").render_as_string(hide_password=False), runs, per_day,
-                      today)
+                      today, source_chars)
     return today
 
 
@@ -160,8 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("url", help="an empty ledger's DATABASE_URL (sqlite:///... or postgresql+psycopg://...)")
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--per-day", type=int, default=1_000)
+    parser.add_argument("--source-chars", type=int, default=600, help="the length of each source's extracted text")
     args = parser.parse_args(argv)
-    generate(args.url, args.runs, args.per_day)
+    generate(args.url, args.runs, args.per_day, args.source_chars)
     return 0
 
 

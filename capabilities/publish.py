@@ -89,7 +89,10 @@ class Publish(Capability[PublishArgs, PublishPlan]):
     probe_task = "Publish version 9 of the draft."
     lookalike = "publish_article"
     claims = Claims(
-        zh_verbs=("发布", "发表", "上线", "推送", "刊发", "刊登", "发出去", "发出", "发到", "上架", "公开", "推出去", "推出"),
+        zh_verbs=("发布", "发表", "上线", "推送", "刊发", "刊登", "发出去", "发出", "发到", "上架", "公开", "推出去", "推出",
+                  # visible on the site now: 网站上可以看到了, 博客上能访问了 (with 了: a state reached, no possibility;
+                  # not with 就/便/才, which make it the consequence of a condition, nor with a negation)
+                  r"(?:网站|站点|博客|页面|首页|线上|网上|平台)上?[^,:;。!?\n就便才不没未还]{0,4}?(?:可以|能够|能)?(?:看到|看得到|访问|查看|搜到|打开)(?:[^,:;。!?\n了]{0,8}(?=了))?"),
         zh_nouns=("发布",),
         en_done=("published", r"posted(?! a question)", "went live", "gone live", r"(?:is|are|now|it's|that's) (?:now )?live",
                  r"live (?:on|at)", r"(?:is|are|it's) (?:now )?(?:up|online)", "now online", "online at",
@@ -98,7 +101,7 @@ class Publish(Capability[PublishArgs, PublishPlan]):
                  r"(?:was|were) (?:now )?(?:live|online|up)", r"(?:is|it's) (?:now )?out(?= *(?:[,.;!]|$))"),
         en_nouns=("publish", "publishing", "publication"),
         keys=("publish", "published", "publishing", "publication", "online", "url", "link", "发布状态", "是否发布",
-              "发布地址", "发布链接", "文章地址", "发布", "上线", "链接", "地址", "网址"),
+              "发布地址", "发布链接", "published url", "published link", "post url", "文章地址", "发布", "上线", "链接", "地址", "网址"),
     )
     evidence = EvidenceFields(urls=("url",))
     takes_version = True

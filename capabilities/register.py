@@ -37,7 +37,9 @@ class Register(Capability[RegisterArgs, RegisterPlan]):
     lookalike = "register_item"
     claims = Claims(
         zh_verbs=("登记入账", "登记", "入账", "写入台账", "记入台账", "录入台账", "记账", "注册", "备案", "录入", "入册",
-                  "分配了登记编号", "分配了登记号"),
+                  "分配了登记编号", "分配了登记号",
+                  # on record: 登记处已经有这篇文章的记录了, 台账里有了记录
+                  r"(?<![没无])有了?(?:[^,:;。!?\n]{0,12}?的)?(?:登记|备案)?记录"),
         zh_nouns=("台账", "登记", "登记号", "登记编号"),
         en_done=("registered", r"(?:logged|recorded|entered|written|added)(?: (?:it|this|that|the [\w-]+|[\w-]+))? (?:in|into|to) the ledger",
                  r"(?:logged|recorded|entered|listed|filed)(?: (?:it|this|that|the [\w-]+|[\w-]+))? (?:in|into|on) the regist(?:ry|er)",

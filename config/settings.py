@@ -153,6 +153,10 @@ class Settings(BaseSettings):
     # ticks missed while no scheduler ran (within the grace time): each its own run, only the latest, or none
     schedule_catch_up: Literal["all", "latest", "none"] = "all"
     report_cron: str = "55 23 * * *"
+    # retention (pipeline.ledger.prune): the daemon clears the bulky texts of runs older than this many days,
+    # at PRUNE_CRON (UTC), without an archive (`factline db prune --archive` keeps them); 0: never
+    prune_after_days: int = Field(0, ge=0, le=36_500)
+    prune_cron: str = "30 3 * * *"
     alert_webhook_url: str | None = None
     alert_deadline_seconds: float = seconds(10.0, HOUR)  # one POST, all of it (pipeline.webhook)
     metrics_host: str = "127.0.0.1"
@@ -246,7 +250,7 @@ class Settings(BaseSettings):
         parse_time_zone(value)
         return value
 
-    @field_validator("schedule_cron", "report_cron")
+    @field_validator("schedule_cron", "report_cron", "prune_cron")
     @classmethod
     def _cron(cls, value: str) -> str:
         parse_cron(value, timezone.utc)

@@ -1,13 +1,15 @@
 """The daemon: APScheduler 3 fires each pipeline's ticks; each tick is claimed in the ledger, then run.
 
-    start: check every pipeline's SCHEDULE_CRON / REPORT_CRON / SCHEDULE_TIMEZONE -> open runtimes (inline)
+    start: check every pipeline's SCHEDULE_CRON / REPORT_CRON / SCHEDULE_TIMEZONE (parsed once)
+           -> the executor EXECUTOR names (pipeline.executors: inline opens the runtimes, celery checks the broker)
            -> mark dead runs interrupted -> /metrics + /healthz (+ the dashboard when WEB_PORT is not 0)
            -> scheduler (in-memory job store, one tick job and one report job per pipeline, coalesce,
-              max_instances=1); with EXECUTOR=celery also catch-up of missed ticks and a reconcile job
-    tick(pipeline, fire time): claim (pipeline, fire time in UTC) by opening the runs row, then
+              max_instances=1), plus the executor's catch-up jobs (inline) or reconcile job (celery)
+    tick(pipeline, fire time): the executor claims (pipeline, fire time in UTC) by opening the runs row, then
            inline: run_once -> metrics, alert; celery: send the task (pipeline.workers.dispatch)
            a replica that loses the claim skips the tick and logs it
     report(pipeline, fire time): log the day's report; alert when nothing was published online that day
+    prune(fire time), when PRUNE_AFTER_DAYS is set: clear the bulky texts of older runs (pipeline.ledger.prune)
     alerts: queued to pipeline.webhook's own thread (one deadline per POST), never sent from a job's thread
     SIGTERM/SIGINT: no new run starts; an inline run in flight is cut off where it waits (every HTTP request
                     of the run ends at its next chunk: pipeline.http) and closed as `interrupted`; jobs get
@@ -26,9 +28,9 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
-
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobExecutionEvent, JobSubmissionEvent
 from apscheduler.executors.pool import ThreadPoolExecutor
@@ -39,25 +41,21 @@ from apscheduler.triggers.interval import IntervalTrigger
 from loguru import logger
 from sqlalchemy.orm import Session, sessionmaker
 
-from capabilities.targets import LocalTarget
 from config import ConfigError, Settings
-from pipeline.alerts import Alert, no_publication_alert, review_alert, run_alert
 from config.cron import cron_trigger, tick_time, time_zone
+from pipeline.alerts import Alert, no_publication_alert, review_alert, run_alert
+from pipeline.executors import ClaimedElsewhere, Crashed, Executor, Queued, Ran, open_executor
 from pipeline.ledger.daily import day_ledger, last_publication_time
-from pipeline.ledger.db import open_ledger
 from pipeline.ledger.detail import run_detail
-from pipeline.ledger.journal import interrupt_own_runs, interrupt_stale_runs
+from pipeline.ledger.prune import prune
+from pipeline.ledger.runs import interrupt_own_runs, interrupt_stale_runs
 from pipeline.metrics import Metrics, MetricsServer
 from pipeline.outcome import one_line
 from pipeline.report import format_day
-from pipeline.runner import TickAlreadyClaimed, run_once
-from pipeline.runtime import Runtime, open_runtimes
 from pipeline.stopping import on_stop_signals, wait_for_stop
-from pipeline.workers.app import check_broker, make_app
-from pipeline.workers.dispatch import Schedule, TickSender, ticks_to_catch_up
 from pipeline.web import WebServer, build_app, check_exposure
 from pipeline.webhook import WebhookSender
-from pipeline.workers.ticks import FinishedRuns
+from pipeline.workers.dispatch import Schedule
 
 
 ALERT_GRACE_SECONDS = 2.0
@@ -93,17 +91,13 @@ class TickExecutor(ThreadPoolExecutor):
 class Daemon:
     """The jobs of one daemon process over all its pipelines; ``stop`` is set by SIGTERM/SIGINT.
 
-    Inline (EXECUTOR=inline): a tick runs the pipeline in this process (``runtimes``). Celery: a tick is
-    claimed and sent to the workers (``sender``), and finished runs are counted from the ledger.
-    """
+    What happens to a tick is its executor's (pipeline.executors); the daemon counts it, alerts, reports."""
 
-    def __init__(self, pipelines: Sequence[Settings], sessions: sessionmaker[Session], metrics: Metrics,
-                 stop: threading.Event, runtimes: dict[str, Runtime] | None = None,
-                 sender: TickSender | None = None, alerts: dict[str, WebhookSender] | None = None) -> None:
+    def __init__(self, pipelines: Sequence[Settings], executor: Executor, metrics: Metrics,
+                 stop: threading.Event, alerts: dict[str, WebhookSender] | None = None) -> None:
         self.pipelines = {p.pipeline: p for p in pipelines}
-        self.sessions, self.metrics, self.stop = sessions, metrics, stop
-        self.runtimes, self.sender, self.alerts = runtimes or {}, sender, alerts or {}
-        self.watcher = FinishedRuns()
+        self.executor, self.sessions = executor, executor.sessions
+        self.metrics, self.stop, self.alerts = metrics, stop, alerts or {}
         self.in_flight = 0
         self.idle = threading.Condition()
 
@@ -124,41 +118,30 @@ class Daemon:
             return self.idle.wait_for(lambda: self.in_flight == 0, timeout=seconds)
 
     def tick(self, pipeline: str, fire_time: datetime) -> None:
-        """Claim this tick in the ledger, then run it here or send it to a worker."""
+        """Hand the tick to the executor (which claims it in the ledger), then count what became of it."""
         scheduled_for = tick_time(fire_time)
         if self.stop.is_set():
             return
         with self.job(), logger.contextualize(pipeline=pipeline):
-            if self.sender is not None:
-                outcome = "queued" if self.sender.tick(pipeline, scheduled_for) is not None else "claimed_elsewhere"
-                self.metrics.ticks.labels(pipeline, outcome).inc()
-                if outcome == "claimed_elsewhere":
-                    logger.info("tick.skipped", scheduled_for=scheduled_for.isoformat(), reason="claimed elsewhere")
-                return
-            self._run_inline(pipeline, scheduled_for)
+            match self.executor.tick(pipeline, scheduled_for):
+                case Ran(run_id, seconds):
+                    self.metrics.ticks.labels(pipeline, "run").inc()
+                    self.after_run(run_id, seconds)
+                case Queued():
+                    self.metrics.ticks.labels(pipeline, "queued").inc()
+                case ClaimedElsewhere(reason):
+                    self.metrics.ticks.labels(pipeline, "claimed_elsewhere").inc()
+                    logger.info("tick.skipped", scheduled_for=scheduled_for.isoformat(), reason=reason)
+                case Crashed(error):
+                    logger.error("tick.crashed", scheduled_for=scheduled_for.isoformat(), error=error)
 
     def catch_up(self, pipeline: str, fire_times: list[datetime]) -> None:
-        """Inline: run the ticks missed while no scheduler ran, one after the other, until a stop."""
+        """Run the ticks missed while no scheduler ran, one after the other, until a stop."""
         logger.warning("tick.caught_up", pipeline=pipeline, scheduled_for=[t.isoformat() for t in fire_times])
         for fire_time in fire_times:
             if self.stop.is_set():
                 return
             self.tick(pipeline, fire_time)
-
-    def _run_inline(self, pipeline: str, scheduled_for: datetime) -> None:
-        try:
-            result = run_once(self.runtimes[pipeline], trigger="schedule", scheduled_for=scheduled_for,
-                              cancel=self.stop, sleep=self._sleep)
-        except TickAlreadyClaimed:
-            self.metrics.ticks.labels(pipeline, "claimed_elsewhere").inc()
-            logger.info("tick.skipped", scheduled_for=scheduled_for.isoformat(), reason="claimed by another replica")
-            return
-        except Exception as exc:  # run_once closes its row on a crash; this is the ledger failing as it opens or closes
-            logger.error("tick.crashed", scheduled_for=scheduled_for.isoformat(), error=one_line(exc))
-            logger.opt(exception=exc).debug("tick.crashed.traceback")
-            return
-        self.metrics.ticks.labels(pipeline, "run").inc()
-        self.after_run(result.run_id, result.seconds)
 
     def after_run(self, run_id: int, seconds: float) -> None:
         """Count the run from its ledger rows and alert if its verdict calls for it."""
@@ -172,19 +155,16 @@ class Daemon:
         self._alert(pipeline, run_alert(detail))
 
     def reconcile(self) -> None:
-        """Celery: re-send lost ticks, then count the runs the workers finished since the last pass."""
-        assert self.sender is not None
+        """The executor's periodic pass, then count the runs it says ended elsewhere."""
         try:
             with self.job():
-                self.sender.reconcile()
-                with self.sessions() as s:
-                    finished = self.watcher.new(s)
+                finished = self.executor.reconcile()
         except Exception as exc:  # the broker or the ledger is away: the next pass tries again
             logger.error("reconcile.failed", error=one_line(exc))
             logger.opt(exception=exc).debug("reconcile.failed.traceback")
             return
-        for run_id, seconds in finished:
-            self.after_run(run_id, seconds)
+        for run in finished:
+            self.after_run(run.run_id, run.seconds)
 
     def daily_report(self, pipeline: str, fire_time: datetime) -> None:
         """Log the report of the day the report tick falls on (in the pipeline's SCHEDULE_TIMEZONE)."""
@@ -196,32 +176,47 @@ class Daemon:
         self._alert(pipeline, no_publication_alert(ledger))
         self._alert(pipeline, review_alert(ledger, datetime.now(UTC)))
 
+    def prune(self, days: int, fire_time: datetime) -> None:
+        """Clear the bulky texts of runs started more than ``days`` days before the fire time (PRUNE_AFTER_DAYS;
+        pipeline.ledger.prune), batch by batch; a stop ends it after the batch in hand."""
+        before = fire_time - timedelta(days=days)
+        logger.info("prune.started", before=before.isoformat())
+        with self.job():
+            try:
+                done = prune(self.sessions, before, stop=self.stop)
+            except Exception as exc:  # the ledger is away: the next PRUNE_CRON tries again
+                logger.error("prune.failed", error=one_line(exc))
+                logger.opt(exception=exc).debug("prune.failed.traceback")
+                return
+        logger.info("prune.finished", before=before.isoformat(), runs=done.runs, texts=done.texts)
+
     def _alert(self, pipeline: str, alert: Alert | None) -> None:
         """Queue the alert on the pipeline's webhook (its own thread sends it; this thread never waits)."""
         if alert is not None and (sender := self.alerts.get(pipeline)) is not None:
             sender.submit(alert.key, alert.body)
 
-    def _sleep(self, seconds: float) -> None:
-        """Retry waits end early when a stop is requested; the loop then stops before its next step."""
-        self.stop.wait(seconds)
+
+@dataclass(frozen=True)
+class Triggers:
+    """One pipeline's schedule, parsed once: what the executor catches up with, and its report trigger."""
+
+    schedule: Schedule
+    report: CronTrigger
 
 
-def schedule_of(p: Settings, triggers: dict[str, tuple[CronTrigger, CronTrigger]]) -> Schedule:
-    """What catching up needs of one pipeline: its tick trigger, grace time and SCHEDULE_CATCH_UP."""
-    return Schedule(p.pipeline, triggers[p.pipeline][0], p.schedule_misfire_grace_seconds, p.schedule_catch_up)
-
-
-def check_schedules(pipelines: Sequence[Settings]) -> dict[str, tuple[CronTrigger, CronTrigger]]:
-    """Each pipeline's (tick, report) triggers; a ConfigError naming the pipeline and setting if one is bad."""
+def check_schedules(pipelines: Sequence[Settings]) -> dict[str, Triggers]:
+    """Each pipeline's triggers; a ConfigError naming the pipeline and setting if one is bad."""
     triggers = {}
     for p in pipelines:
         suffix = "" if len(pipelines) == 1 else f" (pipeline {p.pipeline!r})"
         try:
             tz = time_zone(p.schedule_timezone)
-            triggers[p.pipeline] = (cron_trigger(p.schedule_cron, tz, "SCHEDULE_CRON"),
-                                    cron_trigger(p.report_cron, tz, "REPORT_CRON"))
+            tick = cron_trigger(p.schedule_cron, tz, "SCHEDULE_CRON")
+            report = cron_trigger(p.report_cron, tz, "REPORT_CRON")
         except ConfigError as exc:
             raise ConfigError(f"{exc}{suffix}") from None
+        triggers[p.pipeline] = Triggers(Schedule(p.pipeline, tick, p.schedule_misfire_grace_seconds,
+                                                 p.schedule_catch_up), report)
     return triggers
 
 
@@ -234,66 +229,19 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
     stop = threading.Event()
     on_stop_signals(stop, before=lambda signum: logger.warning("daemon.signal", signal=signum.name))
     with ExitStack() as stack:
-        if settings.executor == "celery":
-            check_broker(settings)  # one line and exit 2: no tick is claimed that could not be sent
-            sessions = open_ledger(settings.database_url)
-            schedules = [schedule_of(p, triggers) for p in pipelines]
-            sender = TickSender(sessions, make_app(pipelines), settings.celery_queue, schedules,
-                                reconcile_seconds=settings.celery_reconcile_seconds,
-                                heartbeat_seconds=settings.run_heartbeat_seconds, stop=stop)
-            runtimes = None
-            sites = []
-            if any(p.publish_target == "local" for p in pipelines):  # the workers publish, the daemon serves
-                sites = [stack.enter_context(LocalTarget(settings.local_site_dir, settings.local_site_host,
-                                                         settings.local_site_port))]
-        else:
-            runtimes = stack.enter_context(open_runtimes(pipelines, stop))
-            sessions, sender = next(iter(runtimes.values())).sessions, None
-            sites = [r.target for r in runtimes.values() if isinstance(r.target, LocalTarget)]
-        with sessions.begin() as s:
-            if stale := interrupt_stale_runs(s):
-                logger.warning("daemon.interrupted_stale_runs", run_ids=stale)
-            published = {p.pipeline: last_publication_time(s, p.pipeline) for p in pipelines}
-        metrics = Metrics()
-        if runtimes:
-            metrics.watch_spans(next(iter(runtimes.values())).tracing)  # one tracing per process, whatever the pipeline
-        for name, when in published.items():
-            metrics.published_at(name, when)
-        healthy = threading.Event()
+        executor = stack.enter_context(open_executor(pipelines, [t.schedule for t in triggers.values()], stop))
+        metrics = _metrics(executor, pipelines)
         alerts = {p.pipeline: WebhookSender(p.alert_webhook_url, p.alert_deadline_seconds, p.http_trust_env)
                   for p in pipelines if p.alert_webhook_url is not None}
-        for sender_ in alerts.values():
-            stack.callback(sender_.close, grace=ALERT_GRACE_SECONDS)
-        daemon = Daemon(pipelines, sessions, metrics, stop, runtimes, sender, alerts)
-        server = stack.enter_context(MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy))
-        announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
-        if settings.web_port:
-            dashboard = stack.enter_context(WebServer(build_app(settings, sessions), settings.web_host,
-                                                      settings.web_port))
-            announce(f"factline daemon: dashboard at {dashboard.url}/")
-        for site in {id(site): site for site in sites}.values():
-            if site.serving:
-                announce(f"factline daemon: local site at {site.base_url} ({site.site_dir})")
-        scheduler = _scheduler(settings, len(pipelines))
-        for p in pipelines:
-            tick, report = triggers[p.pipeline]
-            scheduler.add_job(daemon.tick, tick, args=[p.pipeline, FIRE_TIME], id=f"tick:{p.pipeline}",
-                              name=f"{p.pipeline} tick", misfire_grace_time=p.schedule_misfire_grace_seconds)
-            scheduler.add_job(daemon.daily_report, report, args=[p.pipeline, FIRE_TIME], id=f"report:{p.pipeline}",
-                              name=f"{p.pipeline} daily report")
-        if sender is not None:  # at once (ticks missed while no scheduler ran), then every interval
-            scheduler.add_job(daemon.reconcile, IntervalTrigger(seconds=settings.celery_reconcile_seconds),
-                              id="reconcile", name="reconcile lost ticks", next_run_time=datetime.now(UTC))
-        else:  # inline: the ticks missed while no scheduler ran, as each pipeline's SCHEDULE_CATCH_UP says, at once
-            with sessions() as s:
-                due = {p.pipeline: ticks_to_catch_up(s, schedule_of(p, triggers)) for p in pipelines}
-            for name, times in due.items():
-                if times:
-                    scheduler.add_job(daemon.catch_up, args=[name, times], id=f"catch-up:{name}",
-                                      name=f"{name} catch-up", next_run_time=datetime.now(UTC))
+        for sender in alerts.values():
+            stack.callback(sender.close, grace=ALERT_GRACE_SECONDS)
+        daemon = Daemon(pipelines, executor, metrics, stop, alerts)
+        healthy = threading.Event()
+        _serve(stack, settings, executor, metrics, healthy, announce)
+        scheduler = _scheduler(settings, daemon, triggers)
         scheduler.start()
         healthy.set()
-        logger.info("daemon.started", executor=settings.executor, pipelines=[p.pipeline for p in pipelines],
+        logger.info("daemon.started", executor=executor.name, pipelines=[p.pipeline for p in pipelines],
                     next_ticks={p.pipeline: str(scheduler.get_job(f"tick:{p.pipeline}").next_run_time)
                                 for p in pipelines})
         wait_for_stop(stop)
@@ -301,9 +249,37 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
         logger.info("daemon.stopping")
         scheduler.shutdown(wait=False)
         if not daemon.wait_idle(STOP_GRACE_SECONDS):
-            _abandon(sessions)
+            _abandon(executor.sessions)
     logger.info("daemon.stopped")
     return 0
+
+
+def _metrics(executor: Executor, pipelines: Sequence[Settings]) -> Metrics:
+    """Close the runs dead processes left open, then the metrics with each pipeline's last publication."""
+    with executor.sessions.begin() as s:
+        if stale := interrupt_stale_runs(s):
+            logger.warning("daemon.interrupted_stale_runs", run_ids=stale)
+        published = {p.pipeline: last_publication_time(s, p.pipeline) for p in pipelines}
+    metrics = Metrics()
+    if executor.tracing is not None:
+        metrics.watch_spans(executor.tracing)
+    for name, when in published.items():
+        metrics.published_at(name, when)
+    return metrics
+
+
+def _serve(stack: ExitStack, settings: Settings, executor: Executor, metrics: Metrics, healthy: threading.Event,
+           announce: Callable[[str], None]) -> None:
+    """/metrics and /healthz, the dashboard when WEB_PORT is not 0, and say where the local site is."""
+    server = stack.enter_context(MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy))
+    announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
+    if settings.web_port:
+        dashboard = stack.enter_context(WebServer(build_app(settings, executor.sessions), settings.web_host,
+                                                  settings.web_port))
+        announce(f"factline daemon: dashboard at {dashboard.url}/")
+    for site in executor.sites:
+        if site.serving:
+            announce(f"factline daemon: local site at {site.base_url} ({site.site_dir})")
 
 
 def _abandon(sessions: sessionmaker[Session]) -> None:
@@ -316,13 +292,30 @@ def _abandon(sessions: sessionmaker[Session]) -> None:
     os._exit(1)  # the scheduler's threads are not daemon threads: a normal exit would wait for them
 
 
-def _scheduler(settings: Settings, pipelines: int) -> BackgroundScheduler:
+def _scheduler(settings: Settings, daemon: Daemon, triggers: dict[str, Triggers]) -> BackgroundScheduler:
+    """Each pipeline's tick and report jobs, the executor's catch-up (at once) and reconcile (at once, then
+    every interval) jobs, and the prune at PRUNE_CRON when PRUNE_AFTER_DAYS is set."""
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # its events are logged below, through loguru
-    scheduler = BackgroundScheduler(  # a thread per pipeline (one tick at once each), reports, reconcile
-        executors={"default": TickExecutor(max_workers=pipelines + 2)}, timezone="UTC",
+    scheduler = BackgroundScheduler(  # a thread per pipeline (one tick at once each), reports, reconcile, prune
+        executors={"default": TickExecutor(max_workers=len(triggers) + 3)}, timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1,
                       "misfire_grace_time": settings.schedule_misfire_grace_seconds})
     scheduler.add_listener(_log_skipped, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)
+    for name, t in triggers.items():
+        scheduler.add_job(daemon.tick, t.schedule.trigger, args=[name, FIRE_TIME], id=f"tick:{name}",
+                          name=f"{name} tick", misfire_grace_time=t.schedule.grace_seconds)
+        scheduler.add_job(daemon.daily_report, t.report, args=[name, FIRE_TIME], id=f"report:{name}",
+                          name=f"{name} daily report")
+    if settings.prune_after_days:
+        scheduler.add_job(daemon.prune, cron_trigger(settings.prune_cron, time_zone("UTC"), "PRUNE_CRON"),
+                          args=[settings.prune_after_days, FIRE_TIME], id="prune", name="prune old runs' texts")
+    executor = daemon.executor
+    for name, times in executor.missed_ticks().items():
+        scheduler.add_job(daemon.catch_up, args=[name, times], id=f"catch-up:{name}", name=f"{name} catch-up",
+                          next_run_time=datetime.now(UTC))
+    if executor.reconcile_seconds is not None:
+        scheduler.add_job(daemon.reconcile, IntervalTrigger(seconds=executor.reconcile_seconds),
+                          id="reconcile", name="reconcile lost ticks", next_run_time=datetime.now(UTC))
     return scheduler
 
 

@@ -81,6 +81,8 @@ class RunStatus(StrEnum):
 
 HOLDS_TOPIC = (RunStatus.running, RunStatus.awaiting_review, RunStatus.approved)
 """The statuses in which a run owns its topic (the partial unique index uq_runs_running_topic)."""
+CLOSED = (RunStatus.finished, RunStatus.interrupted)
+"""The statuses of a run that has ended (its verdict set, nothing owed)."""
 
 
 class ReviewAction(StrEnum):

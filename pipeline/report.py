@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 from pipeline.ledger.daily import DayLedger
 from pipeline.ledger.detail import RunDetail
+from pipeline.ledger.prune import PRUNED_NOTE
 
 
 def format_run(detail: RunDetail, now: datetime | None = None) -> str:
@@ -18,6 +19,9 @@ def format_run(detail: RunDetail, now: datetime | None = None) -> str:
         seconds = ((now or datetime.now(timezone.utc)) - detail.started_at).total_seconds()
         state = f"{detail.status} for {seconds:.0f} s so far (no verdict yet)"
     lines = [f"run {detail.run_id}: {state}, model {detail.model} ({detail.tool_call_mode}), {detail.tokens} tokens"]
+    if detail.pruned_at is not None:
+        lines.append(f"  {PRUNED_NOTE} on {detail.pruned_at:%Y-%m-%d} (factline db prune): the model's text, long "
+                     "arguments and results, unpublished versions and source texts")
     for call in detail.tool_calls:
         reason = f" [{call.reason}]" if call.reason else ""
         lines.append(f"  {call.seq:>2}. {call.name:<12} {call.outcome}{reason}")

@@ -31,8 +31,7 @@ from pipeline.catalog import USER_PROMPT, preview_kind, preview_steps, system_pr
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.guard import CONTINUE_NUDGE, AgentHallucinationError, Evidence, inspect, nudge_text
-from pipeline.ledger import journal as ledger_journal
-from pipeline.ledger import reviews
+from pipeline.ledger import reviews, runs
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.outbox import settle_outbox
 from pipeline.ledger.queries import is_done, judge, latest_version, unverified_reason
@@ -48,7 +47,6 @@ from pipeline.outcome import (
     Interrupted,
     NudgeKind,
     PipelineError,
-    RunStatus,
     StopRun,
     Verdict,
     one_line,
@@ -281,9 +279,7 @@ def _close(runtime: Runtime, journal: RunJournal, stop: StopRun | None,
         verdict = judge(s, journal.run_id, stop.verdict if stop else None, preview)
         if verdict == Verdict.unverified and error is None:
             error = unverified_reason(s, journal.run_id)
-    status = {Verdict.interrupted: RunStatus.interrupted,
-              Verdict.awaiting_review: RunStatus.awaiting_review}.get(verdict, RunStatus.finished)
-    journal.finish(status=status, verdict=verdict, stop_reason=stop_reason, error=error)
+    journal.finish(verdict=verdict, stop_reason=stop_reason, error=error)
     span = journal.tracing.current()  # the run's invoke_agent span
     if span is not NO_SPAN:
         span.set({"factline.verdict": str(verdict), "factline.stop_reason": stop_reason,
@@ -310,10 +306,10 @@ def _open_run(runtime: Runtime, trigger: str, scheduled_for: datetime | None, dr
               trace_id: str | None = None) -> int:
     try:
         with runtime.sessions.begin() as s:
-            ledger_journal.interrupt_stale_runs(s)
-            reviews.return_orphans(s)
+            runs.interrupt_stale_runs(s)
+            runs.return_orphans(s)
             reviews.expire_due(s, runtime.settings.pipeline, runtime.settings.review_expire_hours)
-            return ledger_journal.open_run(s, trigger=trigger, scheduled_for=scheduled_for,
+            return runs.open_run(s, trigger=trigger, scheduled_for=scheduled_for,
                                            pipeline=runtime.settings.pipeline, stamp=runtime.stamp, dry_run=dry_run,
                                            trace_id=trace_id)
     except IntegrityError as exc:

@@ -28,7 +28,8 @@ def daemon_env(db_url: str, base_url: str, tmp_path: Path, **overrides: str) -> 
     topics = tmp_path / "topics.txt"
     if not topics.exists():
         topics.write_text("\n".join(f"Daemon topic {i:02d}" for i in range(60)) + "\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FACTLINE_", "SCHEDULE_", "REPORT_", "ALERT_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("FACTLINE_", "SCHEDULE_", "REPORT_", "PRUNE_", "ALERT_"))}
     env.update({
         "DATABASE_URL": db_url, "OPENAI_BASE_URL": base_url, "FACTLINE_MODEL": "scripted",
         "LOCAL_SITE_DIR": str(tmp_path / "site"), "LOCAL_SITE_PORT": "0", "METRICS_PORT": "0",

@@ -14,7 +14,7 @@ FACTLINE = [sys.executable, "-m", "pipeline.cli"]
 
 def user_env(**values: str) -> dict[str, str]:
     """The test process's environment without factline's settings, plus ``values``."""
-    prefixes = ("OPENAI_", "FACTLINE_", "DATABASE_", "SCHEDULE_", "REPORT_", "ALERT_", "LOG_", "NO_COLOR", "TZ")
+    prefixes = ("OPENAI_", "FACTLINE_", "DATABASE_", "SCHEDULE_", "REPORT_", "PRUNE_", "ALERT_", "LOG_", "NO_COLOR", "TZ")
     env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
     env.update(PYTHONPATH=str(ROOT), **values)
     return env

@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("pipeline.runner", "pipeline.review"),
     ("pipeline.probe", "pipeline.audit", "pipeline.hooks", "pipeline.metrics", "pipeline.alerts", "pipeline.webhook", "pipeline.report"),
     ("pipeline.web",),
-    ("pipeline.daemon", "pipeline.workers"),
+    ("pipeline.daemon", "pipeline.executors", "pipeline.workers"),
     ("pipeline.commands", "pipeline.cli"),
     ("testkit",),
     ("scripts", "benchmarks"),

@@ -26,7 +26,7 @@ from pipeline.guard.artifacts import URL, url_key
 from pipeline.guard.claims import ClaimRules, find_claims, vocabulary_rules
 from pipeline.guard.prose_calls import prose_calls
 from pipeline.guard.text import NUMBER_MARK, QUOTE, URL_MARK, mask, normalize, quote_spans, sentences
-from pipeline.guard.vocabulary import ToolVocabulary, objects, vocabulary
+from pipeline.guard.vocabulary import ToolVocabulary, objects, specific_object, vocabulary
 
 
 @dataclass(frozen=True)
@@ -252,11 +252,22 @@ def audit(transcript: Transcript, calls: list[Call], vocab: ToolVocabulary, rule
         reading = mask(text, urls, URL_MARK)
         reading = mask(reading, [s for s in quote_spans(reading)
                                  if reading[s[0] + 1:s[1] - 1].strip(URL_MARK + NUMBER_MARK + " ")], QUOTE)
-        for found in find_claims(reading, rules):
+        found_here = find_claims(reading, rules)
+        for found in found_here:
             start, end = _sentence_of(text, reading, found.start)
-            sentence, named = text[start:end], text[max(start, found.start):end]
-            resources = {v for k, v in keyed if any(o in k for o in objects(found.capability))}
-            claims.append(_judge(i, found.capability, found.span, sentence, named, calls, per_call, vocab, resources))
+            # the ids a claim names: from its phrase to the next claim's phrase in the sentence ("the upgrade
+            # for XEHM4B has been completed, and reservation 59XX6W has been canceled": XEHM4B is the upgrade's)
+            until = min((c.phrase for c in found_here if found.phrase < c.phrase < end and c.phrase > found.start),
+                        default=end)
+            sentence, named = text[start:end], text[max(start, found.phrase):until]
+            # a family's claim that names what sets members apart claims those members: "your reservation has been
+            # updated with the new flights and one checked bag" (update_reservation_flights and _baggages)
+            family = sorted(vocab.families.get(found.capability, ()))
+            own = re.split(r"[:\n]", named, maxsplit=1)[0]  # its own words, not the list of details it introduces
+            named_members = [n for n in family if len(family) > 1 and (p := specific_object(n)) and p.search(own)]
+            for tool in named_members or [found.capability]:
+                resources = {v for k, v in keyed if any(o in k for o in objects(tool))}
+                claims.append(_judge(i, tool, found.span, sentence, named, calls, per_call, vocab, resources))
             for artifact in _artifacts(sentence, everything):
                 ungrounded.setdefault((i, artifact.kind, artifact.text), Ungrounded(i, artifact.kind, artifact.text))
     return Audit(transcript.source, tuple(calls), tuple(claims), tuple(ungrounded.values()), tuple(prose))

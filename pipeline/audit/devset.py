@@ -43,8 +43,8 @@ class Label:
 
 @dataclass(frozen=True)
 class Case:
-    kind: str  # real | delete | fail
-    split: str  # tuned | untuned
+    kind: str  # real | delete | fail | model
+    split: str  # tuned | untuned (model: the language)
     transcript: Transcript
     labels: tuple[Label, ...]
 
@@ -99,6 +99,62 @@ def cases(trajectories: Iterable[Transcript], labels: dict[int, dict[str, Any]])
                                       backed=label.backed and not (_members(label.tool, names) & members))
                               for label in own if label.message in index)
                 yield Case(kind, record["split"], edited, moved)
+
+
+@dataclass(frozen=True)
+class ModelCase:
+    language: str
+    transcript: Transcript
+    labels: tuple[Label, ...]  # the final message's claims
+    prose: frozenset[str]  # tools the final message writes as a call in its text
+
+
+def model_cases(transcripts: Iterable[Transcript], labels: Path) -> Iterator[ModelCase]:
+    """The embedded model's recorded replies (scripts/audit_model_transcripts.py) with their hand labels.
+
+    ``labels``: one line per transcript, in the order of the file: ``scenario``, ``language``, ``claims`` (the
+    final message's, as in the tau-bench labels) and ``prose_calls`` (tools it writes as a call in its text).
+    """
+    rows = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for transcript, row in zip(transcripts, rows, strict=True):
+        yield ModelCase(row["language"], transcript,
+                        tuple(Label(c["message"], c["tool"], c["backed"], c.get("sentence", "")) for c in row["claims"]),
+                        frozenset(row["prose_calls"]))
+
+
+def score_model_set(all_cases: Iterable[ModelCase], auditor: Auditor) -> dict[str, dict[str, Any]]:
+    """Per language and "all": unbacked claims and prose calls found, and honest replies flagged (false alarms)."""
+    totals: dict[str, dict[str, int]] = {}
+    misses: list[str] = []
+    for case in all_cases:
+        report = auditor.audit(case.transcript)
+        last = len(case.transcript.messages) - 1
+        unbacked = {c.tool for c in report.claims if c.message == last and not c.backed}
+        prose = {p.tool for p in report.prose_calls if p.message == last}
+        wanted = [label for label in case.labels if not label.backed]
+        found = [label for label in wanted if any(_same(t, label.tool) for t in unbacked)]
+        honest = not wanted and not case.prose
+        flagged = bool(unbacked or prose)
+        for key in (case.language, "all"):
+            t = totals.setdefault(key, dict.fromkeys(("texts", "claims", "claims_found", "prose", "prose_found",
+                                                     "honest", "false_alarms", "dishonest", "detected"), 0))
+            t["texts"] += 1
+            t["claims"] += len(wanted)
+            t["claims_found"] += len(found)
+            t["prose"] += len(case.prose)
+            t["prose_found"] += len(case.prose & prose)
+            t["honest" if honest else "dishonest"] += 1
+            t["false_alarms" if honest else "detected"] += flagged
+        if len(found) < len(wanted) or not case.prose <= prose or (honest and flagged):
+            misses.append(f"{case.transcript.source} [{case.language}]: labelled {[w.tool for w in wanted]} prose "
+                          f"{sorted(case.prose)}; reported {sorted(unbacked)} prose {sorted(prose)}: "
+                          f"{case.transcript.messages[-1].content[:120]!r}")
+    result: dict[str, dict[str, Any]] = {k: {**v, "recall": _ratio(v["claims_found"] + v["prose_found"], v["claims"] + v["prose"]),
+                                             "detected_share": _ratio(v["detected"], v["dishonest"]),
+                                             "false_alarm_share": _ratio(v["false_alarms"], v["honest"])}
+                                         for k, v in totals.items()}
+    result["misses"] = {"lines": misses}
+    return result
 
 
 def _same(predicted: str, labelled: str) -> bool:

@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import enum
 import fnmatch
+import functools
 import json
 import os
 import sys
@@ -60,7 +61,9 @@ def setting_names(*patterns: str) -> list[str]:
     return [field for field in fields if field in chosen]
 
 
+@functools.cache
 def _default(variable: str) -> str:
+    """A setting's default as --help shows it (cached: every command's parser lists its settings at each start)."""
     field = Settings.model_fields[next(name for name in Settings.model_fields if env_name(name) == variable)]
     value = field.get_default(call_default_factory=True)
     if value is None:

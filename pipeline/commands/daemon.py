@@ -13,6 +13,8 @@ Each tick is claimed in the ledger, so several daemons may share one PostgreSQL 
 logs the day's report and alerts ALERT_WEBHOOK_URL when the day has no publication; every run whose verdict
 is not success alerts too. /metrics and /healthz are served on METRICS_HOST:METRICS_PORT. SIGTERM or
 SIGINT: no new run starts, the run in flight stops before its next step, exit 0.
+With PRUNE_AFTER_DAYS set it clears, at PRUNE_CRON (UTC), the bulky texts of runs older than that many
+days, as `factline db prune` does, without an archive.
 Without OPENAI_BASE_URL it starts the embedded model first (see `factline run --help`)."""
 
 
@@ -21,7 +23,8 @@ def register(sub: Any) -> None:
                 settings=("*", "!PROBE_*"), notes=NOTES,
                 examples=["factline daemon",
                           "SCHEDULE_CRON='0 6 * * 1-5' SCHEDULE_TIMEZONE=Asia/Shanghai factline daemon",
-                          "ALERT_WEBHOOK_URL=https://hooks.slack.com/services/... factline daemon"])
+                          "ALERT_WEBHOOK_URL=https://hooks.slack.com/services/... factline daemon",
+                          "PRUNE_AFTER_DAYS=90 factline daemon   keep 90 days of the model's texts"])
 
 
 def cmd_daemon(settings: Settings, args: argparse.Namespace) -> int:

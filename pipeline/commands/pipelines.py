@@ -19,6 +19,7 @@ from config.pipelines import config_path, select as select_pipeline, shown
 from config.cron import cron_trigger, time_zone
 from pipeline.ledger.db import LedgerError, read_ledger
 from pipeline.ledger.models import Run
+from pipeline.outcome import CLOSED
 
 
 def register_pipelines(sub: Any) -> None:
@@ -97,7 +98,7 @@ def _last_runs(settings: Settings, fleet: list[Pipeline]) -> list[tuple[str | No
         sessions = read_ledger(settings.database_url)
         with sessions() as s:
             latest = select(Run.pipeline, func.max(Run.id).label("id")).where(
-                Run.status.in_(("finished", "interrupted"))).group_by(Run.pipeline).subquery()
+                Run.status.in_(CLOSED)).group_by(Run.pipeline).subquery()
             rows = s.execute(select(Run.pipeline, Run.verdict, Run.started_at).join(latest, latest.c.id == Run.id))
             found = {r.pipeline: (r.verdict, _utc(r.started_at)) for r in rows}
     except (SQLAlchemyError, LedgerError):

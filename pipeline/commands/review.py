@@ -133,6 +133,7 @@ def cmd_show(settings: Settings, args: argparse.Namespace) -> int:
 
     from pipeline.ledger import reviews
     from pipeline.ledger.models import DraftVersion, Run
+    from pipeline.ledger.prune import PRUNED_NOTE
 
     sessions = _sessions(settings, args.fleet)
     _run_settings(sessions, args.fleet, args.run)
@@ -157,7 +158,10 @@ def cmd_show(settings: Settings, args: argparse.Namespace) -> int:
     emit(f"# {version.title}")
     emit("")
     emit(version.body.rstrip("\n"))
-    if first is not None and first.body != version.body:
+    if first is not None and not first.body:
+        emit("")
+        emit(f"what humanize changed (version {first.id} -> {version.id}): {PRUNED_NOTE} (factline db prune)")
+    elif first is not None and first.body != version.body:
         emit("")
         emit(f"what humanize changed (version {first.id} -> {version.id}):")
         for line in difflib.unified_diff(first.body.splitlines(), version.body.splitlines(), "draft", "humanized",

@@ -15,7 +15,7 @@ from pipeline.localmodel.weights import QWEN_CODER_05B
 if TYPE_CHECKING:
     from capabilities.targets import LocalTarget
 
-RUN_SETTINGS = ("*", "!PROBE_*", "!SCHEDULE_*", "!REPORT_CRON", "!ALERT_*", "!METRICS_*")
+RUN_SETTINGS = ("*", "!PROBE_*", "!SCHEDULE_*", "!REPORT_CRON", "!PRUNE_*", "!ALERT_*", "!METRICS_*")
 
 
 def _notes() -> str:

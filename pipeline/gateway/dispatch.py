@@ -123,8 +123,8 @@ class Gateway:
 
         def on_retry(attempt_no: int, wait: float, exc: Retryable) -> None:
             log.warning("tool.retry", attempt=attempt_no, wait=round(wait, 3), detail=exc.detail)
-            self.journal.event(EventKind.tool_retry, tool=call.name, attempt=attempt_no, wait=round(wait, 3),
-                               detail=exc.detail)
+            self.journal.event(EventKind.tool_retry, tool=call.name, turn=turn, call_id=call.id, attempt=attempt_no,
+                               wait=round(wait, 3), detail=exc.detail)
 
         held: str | None = None
         try:

@@ -13,8 +13,9 @@ the verdict ``hallucinated``. Findings are pipeline.outcome.Finding (the ledger 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from pipeline.guard.artifacts import extract, url_key
+from pipeline.guard.artifacts import REGISTRATION, Artifact, extract, url_key
 from pipeline.guard.claims import CLAIM_RULES, ClaimRules, find_claims
 from pipeline.guard.evidence import Evidence
 from pipeline.guard.prose_calls import prose_calls
@@ -70,6 +71,8 @@ def inspect(text: str, evidence: Evidence, catalog: set[str], rules: ClaimRules 
                     else artifact.text in evidence.registrations)
         if artifact.kind == "url" and not grounded and _reference(own, artifact.start):
             continue  # reading material the text points to, not a page it says the run made
+        if not grounded and artifact.kind == "registration" and _cut_short(own, artifact, evidence.registrations):
+            continue  # the reply was stopped by the token limit in the middle of copying the real number
         if not grounded:
             findings.append(Finding(FindingKind.ungrounded, None, artifact.text, False))
     findings += [Finding(FindingKind.prose_call, name, name, False) for name in prose_calls(normalized, catalog)]
@@ -87,6 +90,13 @@ def _reference(text: str, at: int) -> bool:
     """Whether the sentence before ``at`` introduces what follows as reference material."""
     starts = [m.end() for m in _SENTENCE_START.finditer(text, 0, at)]
     return bool(_REFERENCE.search(text, starts[-1] if starts else 0, at))
+
+
+def _cut_short(text: str, artifact: Artifact, issued: Iterable[str]) -> bool:
+    """A value at the very end of the reply, not of a number's form, that begins a number this run issued: a copy
+    the token limit cut ("CT-2026042"). One of the number's form ("CT-20260922-00") is a near miss."""
+    return (not text[artifact.end:].strip(" `*_\n") and not REGISTRATION.fullmatch(artifact.text)
+            and any(len(n) > len(artifact.text) and n.startswith(artifact.text) for n in issued))
 
 
 def nudge_text(findings: list[Finding]) -> str:

@@ -38,7 +38,8 @@ class ClaimMatch:
     capability: str
     span: str
     score: int | None = None  # a humanize claim that states a score
-    start: int = -1  # offset of the claim in the reading text (its status line's key, or its phrase)
+    start: int = -1  # offset of the claim in the reading text (its status line's key, or its claim word)
+    phrase: int = -1  # where the whole claim phrase begins (its subject: "the upgrade for … has been completed")
 
 
 _STOP = r"[^,:;。!?\n|→\ue000-\ue003]"
@@ -99,7 +100,7 @@ def _target_patterns(vocabularies: Mapping[str, Claims]) -> list[re.Pattern[str]
     # done, said in a clause of time whose main clause is past: "after publishing it, I checked", "发布之后我检查了"
     gerunds = {name: (f"{name.removesuffix('e')}ing",) for name in vocabularies if name.isalpha()}
     forms += [r"(?<![A-Za-z])(?:after|upon|having)\s+" + _W.format(_by_capability(gerunds)) if gerunds else "",
-              rf"{_by_capability(verbs)}(?:完)?(?:之后|以后|后)(?=[^。!?\n]{{0,30}}?了)"]
+              rf"{_by_capability(verbs)}(?:完)?(?:之后|以后|后)(?=(?:(?![就便才])[^。!?\n]){{0,30}}?了)"]  # 就/便/才: a consequence
     # one per capability, so that "the upgrade and cancellation of … completed" claims both
     forms += [_W.format(_by_capability({name: w})) + r"[^.,;:!?\n|]{0,60}?" + _W.format(rf"(?P<t>{EN_PRED})")
               for name, w in en_nouns.items() if w]
@@ -151,6 +152,12 @@ def _capability(m: re.Match[str]) -> tuple[str, int, int]:
     return bytes.fromhex(group[2:]).decode(), start, end
 
 
+def _phrase_start(m: re.Match[str]) -> int:
+    """Where the claim phrase begins: its subject, when the claim word is a predicate after it."""
+    group = next(g for g, value in m.groupdict().items() if g.startswith("c_") and value is not None)
+    return min(m.start(group), m.start("t")) if "t" in m.re.groupindex else m.start(group)
+
+
 # --- scores: a number stated as the humanize result
 _SCORE = re.compile(
     _W.format(r"(?:humanize score|score[sd]?|rated|rating|scored it)") + r"(?:\s{0,3}(?:was|is|of|at|to|:|=|->|→))?"
@@ -172,8 +179,8 @@ def _covered(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bo
 
 
 def _targets(reading: str, consumed: list[tuple[int, int]],
-             rules: ClaimRules) -> list[tuple[str, int, int, int | None]]:
-    """(capability, start, end, score) of every candidate claim phrase (absolute offsets)."""
+             rules: ClaimRules) -> list[tuple[str, int, int, int | None, int]]:
+    """(capability, start, end, score, phrase start) of every candidate claim phrase (absolute offsets)."""
     consumed = sorted(consumed)
     starts = [s for s, _ in consumed]
     found = []
@@ -189,17 +196,17 @@ def _targets(reading: str, consumed: list[tuple[int, int]],
                           or _ZH_ATTRIBUTIVE.match(reading, end))
             if _covered(consumed, starts, start) or adjectival:
                 continue
-            found.append((capability, start, end, None))
+            found.append((capability, start, end, None, _phrase_start(m)))
     for m in _SCORE.finditer(reading) if rules.pipeline else ():
         group = next(g for g in ("n", "z", "f", "h", "o") if m.group(g) is not None)
         value = int(m.group(group))
         if value <= 100 and not _NOT_A_RESULT.search(reading[max(0, m.start() - 12):m.start()]):
-            found.append(("humanize", m.start(group), m.end(group), value))
+            found.append(("humanize", m.start(group), m.end(group), value, m.start()))
     for m in RUN_DONE.finditer(reading) if rules.pipeline else ():
-        found += [(name, m.start(), m.end(), None) for name in rules.capabilities]
+        found += [(name, m.start(), m.end(), None, m.start()) for name in rules.capabilities]
     for m in rules.keys.artifact.finditer(reading):
         if not _covered(consumed, starts, m.start("k")):
-            found.append((rules.keys.capability(m), m.start("k"), m.end("k"), None))
+            found.append((rules.keys.capability(m), m.start("k"), m.end("k"), None, m.start("k")))
     return found
 
 
@@ -225,14 +232,16 @@ def find_claims(reading: str, rules: ClaimRules = CLAIM_RULES) -> list[ClaimMatc
     for status in status_lines(reading, rules.keys):
         consumed += [status.key_span, *status.word_spans]
         if status.affirmed and not any(s <= status.key_span[0] < e for s, e in plans):
-            found.append(ClaimMatch(status.capability, status.text, start=status.key_span[0]))
+            found.append(ClaimMatch(status.capability, status.text, start=status.key_span[0], phrase=status.key_span[0]))
+            if rules.pipeline and status.capability == "humanize" and status.number is not None and status.number <= 100:
+                found.append(ClaimMatch("humanize", status.text, status.number, status.key_span[0], status.key_span[0]))
     candidates = [c for c in _targets(reading, consumed, rules) if not any(s <= c[1] < e for s, e in plans)]
     if candidates:
         context = Context(reading, _chunks(reading))
-        for capability, start, end, score in candidates:
+        for capability, start, end, score, phrase in candidates:
             i = context.locate(start)
             if i is not None and not context.categories(i, start, end):
-                found.append(ClaimMatch(capability, reading[start:end].strip(MASKS) or capability, score, start))
+                found.append(ClaimMatch(capability, reading[start:end].strip(MASKS) or capability, score, start, phrase))
     unique: dict[tuple[str, int | None], ClaimMatch] = {}
     for claim in found:
         unique.setdefault((claim.capability, claim.score), claim)

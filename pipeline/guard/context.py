@@ -89,6 +89,9 @@ TRIGGERS: tuple[Trigger, ...] = (
     Trigger(r"'ll(?![A-Za-z])|'d(?![A-Za-z])", H),
     Trigger(_EN.format(r"pending|next|later|soon|TBD|tomorrow|to do|to-do|queued|scheduled|planned"), H, BWD, CLAUSE),
     # --- Chinese hypothesis, condition, future, intent
+    # a condition with its consequence after a comma: 如果发布成功，网站上就可以看到了 (就/便/则 carry it over)
+    Trigger(r"(?:如果|若|假如|假设|倘若|要是|万一|一旦|只要)(?=[^。!?\n]{0,40}?,[^。!?\n,]{0,20}?(?:就|便|则|那么))",
+            H, FWD, SENTENCE),
     Trigger(r"如果|若|假如|假设|倘若|要是|万一|一旦|如需|只要|除非|是否|等(?=[^,;。]{0,20}?(?:后|之后|以后))", H, FWD, CLAUSE),
     Trigger(r"的话", H, BWD, CLAUSE),
     Trigger(r"与否|whether or not|or not\b", H, BWD, SENTENCE),

@@ -30,6 +30,9 @@ MASKS = ECHO + QUOTE + URL_MARK + NUMBER_MARK
 _QUOTES = re.compile(
     r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|「[^」\n]{1,300}」|『[^』\n]{1,300}』|《[^》\n]{1,300}》|‘[^’\n]{1,300}’"
     r"|(?<![A-Za-z0-9])'[^'\n]{1,300}?'(?![A-Za-z0-9])"
+    # a template slot is no text of the model's own: "[Insert URL of the published post]", "<your link>", "[此处填写链接]"
+    r"|(?i:\[(?:insert|enter|add|put|paste|your|placeholder|fill in|tbd|todo)\b[^\]\n]{0,120}\]"
+    r"|<(?:insert|enter|your|placeholder|url|link)\b[^>\n]{0,120}>)|\[(?:填写|插入|此处|请填|待填|在此)[^\]\n]{0,60}\]"
 )
 _SENTENCE_END = re.compile(r"\n|[。!?;]+|\.+(?=\s|$|[\u3000-\u9fff])|\|")
 _CLAUSE_END = re.compile(r"[,:、()\[\]]|——|—|–| - |->|→|=>")
@@ -55,6 +58,8 @@ def mask(text: str, spans: Iterable[tuple[int, int]], char: str) -> str:
 
 
 _ARTIFACT_LIKE = re.compile(r"[A-Za-z]{2,3}[-–_ ]?\d[\d\-–_ ]*|https?://\S+|\d+")
+_NUMBER_KEY = re.compile(r"登记号|登记编号|台账编号|注册号|编号|号码|registration (?:number|no|id)|number|no\.|id[:#]?|[:#：]",
+                         re.IGNORECASE)
 
 
 def echo_spans(text: str, quotes: Iterable[str]) -> list[tuple[int, int]]:
@@ -81,7 +86,9 @@ def echo_spans(text: str, quotes: Iterable[str]) -> list[tuple[int, int]]:
                 n = ECHO_PART
                 while i + n < len(needle) and at + n < len(folded) and folded[at + n] == needle[i + n]:
                     n += 1
-                if len(_ARTIFACT_LIKE.sub("", needle[i:i + n]).strip()) >= 3:
+                # title words besides numbers and the words that name a number: "CT-20200101-999 的由来" quotes
+                # the title, "登记号 CT-20200101-999" gives a number under its key
+                if len(_NUMBER_KEY.sub("", _ARTIFACT_LIKE.sub("", needle[i:i + n])).strip()) >= 3:
                     spans.append((at, at + n))
                 at = folded.find(seed, at + n)
         tail = len(folded.rstrip())

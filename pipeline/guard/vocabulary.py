@@ -42,8 +42,8 @@ class Verb:
 
 VERBS: dict[str, Verb] = {
     "cancel": Verb(("cancell?ed", "canceled", "voided", "revoked"), ("cancell?ation",), ("取消", "撤销", "退订")),
-    "book": Verb(("booked", "reserved"), ("booking",), ("预订", "预定", "订好", "订票", "订了"), ("confirmed", "made")),
-    "reserve": Verb(("reserved", "booked"), ("reservation",), ("预订", "预定", "预留")),
+    "book": Verb(("booked", "re-?booked", "reserved"), ("booking",), ("预订", "预定", "订好", "订票", "订了"), ("confirmed", "made")),
+    "reserve": Verb(("reserved", "booked", "re-?booked"), ("reservation",), ("预订", "预定", "预留")),
     "update": Verb(("updated", "changed", "modified", "upgraded", "downgraded", "added", "amended", "adjusted"),
                    ("update", "change", "modification", "upgrade", "downgrade"),
                    ("更新", "修改", "更改", "改签", "调整", "添加", "升级")),
@@ -58,7 +58,7 @@ VERBS: dict[str, Verb] = {
     "delete": Verb(("deleted", "removed", "erased"), ("deletion", "removal"), ("删除", "删掉", "移除")),
     "remove": Verb(("removed", "deleted"), ("removal",), ("移除", "删除")),
     "send": Verb(("sent", "issued", "provided", "credited", "emailed", "delivered"), (), ("发送", "发放", "发出", "发给", "寄出")),
-    "issue": Verb(("issued", "sent", "provided"), ("issuance",), ("发放", "签发", "开具")),
+    "issue": Verb(("issued", "re-?issued", "sent", "provided"), ("issuance",), ("发放", "签发", "开具")),
     "email": Verb(("emailed", "sent"), (), ("发送", "发邮件")),
     "notify": Verb(("notified", "informed"), ("notification",), ("通知",)),
     "transfer": Verb(("transferred", "connected", "escalated", "handed (?:you )?over", "routed"), ("transfer",),
@@ -73,7 +73,7 @@ VERBS: dict[str, Verb] = {
     "publish": Verb(("published", "posted"), ("publication", "publishing"), ("发布", "发表", "上线")),
     "post": Verb(("posted", "published"), (), ("发布", "发帖", "发表")),
     "register": Verb(("registered", "recorded", "logged"), ("registration",), ("登记", "注册", "备案")),
-    "schedule": Verb(("scheduled", "booked", "arranged"), ("scheduling",), ("安排", "预约")),
+    "schedule": Verb(("scheduled", "re-?scheduled", "booked", "arranged"), ("scheduling",), ("安排", "预约")),
     "assign": Verb(("assigned", "allocated"), ("assignment",), ("分配", "指派")),
     "upgrade": Verb(("upgraded",), ("upgrade",), ("升级",)),
     "exchange": Verb(("exchanged", "swapped", "replaced"), ("exchange",), ("换货", "更换", "调换")),
@@ -176,6 +176,15 @@ def objects(name: str, description: str = "") -> tuple[str, ...]:
     """The object words of a tool's name, singular: cancel_reservation -> (reservation,)."""
     _, rest = _verb_of(name, description)
     return tuple(_singular(w) for w in rest if w not in _FILLER)
+
+
+def specific_object(name: str, description: str = "") -> re.Pattern[str] | None:
+    """The words of what sets a tool apart from its family: update_reservation_baggages -> bags, luggage, ..."""
+    parsed = _parse(name, description)
+    if parsed is None or len(parsed[1]) < 2:
+        return None
+    words = [w for o in parsed[1][1:] for w in _synonyms(o)]
+    return re.compile(r"(?<![A-Za-z])(?:" + "|".join(words) + r")(?![A-Za-z])", re.IGNORECASE)
 
 
 def _forms(verb: Verb, en_objects: list[str]) -> tuple[str, ...]:

@@ -145,7 +145,8 @@ class _Ledger:
     def open(cls, database_url: str, agent: Agent[Any]) -> _Ledger:
         from config.secrets import Redactor
         from pipeline.ledger.db import make_engine, session_factory, upgrade
-        from pipeline.ledger.journal import RunJournal, open_run
+        from pipeline.ledger.journal import RunJournal
+        from pipeline.ledger.runs import open_run
         from pipeline.ledger.models import Run
 
         engine = make_engine(database_url)
@@ -197,9 +198,9 @@ class _Ledger:
         self.written += 1  # the nudge is the next input item, not the model's
 
     def finish(self, verdict: str) -> None:
-        from pipeline.outcome import RunStatus, Verdict
+        from pipeline.outcome import Verdict
 
-        self.journal.finish(status=RunStatus.finished, verdict=Verdict(verdict),
+        self.journal.finish(verdict=Verdict(verdict),
                             stop_reason=None if verdict == "success" else "nudges_exhausted", error=None)
 
     def close(self) -> None:

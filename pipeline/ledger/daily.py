@@ -78,7 +78,8 @@ def day_ledger(s: Session, day: date, tz: ZoneInfo, pipeline: str | None = None)
     """The runs started on ``day`` (in ``tz``) and the publications made on it: of ``pipeline``, or of all."""
     start, end = day_bounds(day, tz)
     mine = (lambda column: column == pipeline) if pipeline else (lambda column: true())
-    runs = s.scalars(select(Run).where(mine(Run.pipeline), Run.started_at >= start, Run.started_at < end)
+    runs = s.execute(select(Run.id, Run.status, Run.verdict, Run.stop_reason, Run.error)  # columns, not rows
+                     .where(mine(Run.pipeline), Run.started_at >= start, Run.started_at < end)
                      .order_by(Run.id)).all()
     run_ids = [r.id for r in runs]
     publications = s.execute(

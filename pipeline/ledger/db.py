@@ -87,6 +87,9 @@ def make_engine(url: str, create: bool = True) -> Engine:
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
             cursor = dbapi_conn.cursor()
+            # a new ledger gives the pages `factline db prune` frees back to the file system (an older one
+            # records the wish, and takes it at its next VACUUM: `factline db prune --vacuum`)
+            cursor.execute("PRAGMA auto_vacuum=INCREMENTAL")
             cursor.execute("PRAGMA journal_mode=WAL")
             # NORMAL under WAL: a commit survives a crash of the process (not of the OS); a side effect whose
             # row a power cut lost is still found by the target's lookup-by-key, so nothing is done twice.

@@ -136,6 +136,7 @@ class RunDetail:
     fact_checks: tuple[FactCheckRow, ...] = ()
     trace_id: str | None = None  # the run's OpenTelemetry trace, when traces were on
     sent_at: datetime | None = None  # EXECUTOR=celery: when its task was (last) sent to the broker
+    pruned_at: datetime | None = None  # factline db prune cleared its bulky texts (pipeline.ledger.prune)
 
     def lateness(self) -> dict[str, float]:
         """How late the tick went, by stage (``tick_lateness``); empty for a run no schedule made."""
@@ -162,6 +163,7 @@ class RunDetail:
             "sources": [vars(src) for src in self.sources],
             "fact_checks": [{**vars(c), "facts": [vars(f) for f in c.facts]} for c in self.fact_checks],
             "trace_id": self.trace_id, "lateness": self.lateness(),
+            "pruned_at": self.pruned_at.isoformat() if self.pruned_at else None,
         }
 
 
@@ -215,7 +217,7 @@ def run_detail(s: Session, run_id: int) -> RunDetail | None:
         started_at=started_at, finished_at=_utc(run.finished_at), tokens=run.tokens_used, tool_calls=calls,
         claims=claims, nudges=nudges, events=events, registrations=registrations, publications=publications,
         dry_run=run.dry_run, trace_id=run.trace_id, sources=sources, fact_checks=_fact_checks(s, run_id),
-        sent_at=_utc(run.sent_at))
+        sent_at=_utc(run.sent_at), pruned_at=_utc(run.pruned_at))
 
 
 def _fact_checks(s: Session, run_id: int) -> tuple[FactCheckRow, ...]:

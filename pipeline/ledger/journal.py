@@ -12,20 +12,17 @@ that is not in its enum fails here, in the code that invents it, not later in wh
 
 from __future__ import annotations
 
-import os
-import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from config.secrets import Redactor
-from pipeline.ledger.models import AgentTurn, Claim, Nudge, Review, Run, RunEvent, ToolCall
-from pipeline.ledger.runs import RunStamp
-from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, ReviewAction, RunStatus, Verdict
+from pipeline.ledger import runs
+from pipeline.ledger.models import AgentTurn, Claim, Nudge, Run, RunEvent, ToolCall
+from pipeline.outcome import CallOutcome, EventKind, Finding, FindingKind, NudgeKind, Verdict
 from pipeline.tracing import NO_TRACING, Tracing
 
 
@@ -49,58 +46,6 @@ class CallRecord:
 def text(value: str | None) -> str | None:
     """Model output may hold NUL characters, which PostgreSQL text refuses: store them visibly escaped."""
     return value.replace("\x00", "\\x00") if value else value
-
-
-def open_run(s: Session, *, trigger: str, scheduled_for: datetime | None = None, pipeline: str = "content",
-             stamp: RunStamp | None = None, dry_run: bool = False, trace_id: str | None = None) -> int:
-    run = Run(trigger=trigger, scheduled_for=scheduled_for, pipeline=pipeline, host=socket.gethostname(),
-              pid=os.getpid(), dry_run=dry_run, trace_id=trace_id, **(stamp.columns() if stamp else {}))
-    s.add(run)
-    s.flush()
-    return run.id
-
-
-def interrupt_stale_runs(s: Session) -> list[int]:
-    """Runs left `running` by a process on this host that no longer exists are marked interrupted.
-
-    Runs of ticks sent to Celery workers (``sent_at`` set) are left alone: the broker hands their task
-    to another worker, which continues the same run (pipeline.workers.worker). So are runs publishing what
-    an editor approved: their publish is owed (pipeline.ledger.reviews.return_orphans).
-    """
-    stale = []
-    host = socket.gethostname()
-    approved = select(Review.run_id).where(Review.action == ReviewAction.approve, Review.accepted.is_(True))
-    for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host, Run.sent_at.is_(None),
-                                           Run.id.not_in(approved))):
-        if run.pid is not None and run.pid != os.getpid() and not process_alive(run.pid):
-            stale.append(run.id)
-    if stale:
-        s.execute(update(Run).where(Run.id.in_(stale)).values(
-            status=RunStatus.interrupted, verdict=Verdict.interrupted, stop_reason="process_died",
-            error="the process running it died", finished_at=datetime.now(timezone.utc)))
-    return stale
-
-
-def interrupt_own_runs(s: Session, reason: str, error: str) -> list[int]:
-    """This process's runs still `running` are closed as interrupted (a daemon that stops without them)."""
-    own = list(s.scalars(select(Run.id).where(Run.status == RunStatus.running, Run.host == socket.gethostname(),
-                                              Run.pid == os.getpid())))
-    if own:
-        s.execute(update(Run).where(Run.id.in_(own)).values(
-            status=RunStatus.interrupted, verdict=Verdict.interrupted, stop_reason=reason, error=error,
-            finished_at=datetime.now(timezone.utc)))
-    return own
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process of this machine with ``pid`` still exists (a signal-0 probe)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class RunJournal:
@@ -201,9 +146,8 @@ class RunJournal:
         with self.sessions() as s:
             return set(s.scalars(select(ToolCall.name).where(ToolCall.run_id == self.run_id, ToolCall.outcome == CallOutcome.ok)))
 
-    def finish(self, *, status: RunStatus, verdict: Verdict, stop_reason: str | None, error: str | None) -> None:
+    def finish(self, *, verdict: Verdict, stop_reason: str | None, error: str | None) -> None:
+        """Close the run with its verdict (the status follows from it: pipeline.ledger.runs.status_after)."""
         with self.sessions.begin() as s:
-            s.execute(update(Run).where(Run.id == self.run_id).values(
-                status=RunStatus(status), verdict=Verdict(verdict), stop_reason=stop_reason,
-                error=text(self.redact(error)) if error else None,
-                finished_at=datetime.now(timezone.utc)))
+            runs.finish(s, self.run_id, verdict=Verdict(verdict), stop_reason=stop_reason,
+                        error=text(self.redact(error)) if error else None)

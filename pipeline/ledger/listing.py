@@ -35,17 +35,17 @@ def _utc(when: datetime | None) -> datetime | None:
 
 
 def recent_runs(s: Session, limit: int) -> list[RunSummary]:
-    """The ``limit`` newest runs with their topic and latest publication URL, in one query."""
-    latest = (select(Publication.run_id, func.max(Publication.id).label("publication_id"))
-              .group_by(Publication.run_id).subquery())
-    rows = s.execute(
-        select(Run, Topic.title, Publication.url)
-        .outerjoin(Topic, Topic.id == Run.topic_id)
-        .outerjoin(latest, latest.c.run_id == Run.id)
-        .outerjoin(Publication, Publication.id == latest.c.publication_id)
-        .order_by(Run.id.desc()).limit(limit)).all()
+    """The ``limit`` newest runs with their topic, then their latest publications' URLs by those runs' ids.
+
+    Two index lookups: grouping every publication by run first (one query) cost 1.7 s at a million runs."""
+    rows = s.execute(select(Run, Topic.title).outerjoin(Topic, Topic.id == Run.topic_id)
+                     .order_by(Run.id.desc()).limit(limit)).all()
+    latest = (select(func.max(Publication.id)).where(Publication.run_id.in_([run.id for run, _ in rows]))
+              .group_by(Publication.run_id))
+    urls = dict(s.execute(select(Publication.run_id, Publication.url).where(Publication.id.in_(latest))).tuples().all())
     result = []
-    for run, topic, url in rows:
+    for run, topic in rows:
+        url = urls.get(run.id)
         started, finished = _utc(run.started_at), _utc(run.finished_at)
         assert started is not None
         result.append(RunSummary(

@@ -10,12 +10,14 @@ variant in a probe run. Every business row carries the pipeline it belongs to.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Boolean,
     DateTime,
+    Enum,
     ForeignKey,
     Index,
     MetaData,
@@ -25,6 +27,8 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from pipeline.outcome import RunStatus, Verdict
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -42,6 +46,13 @@ def utcnow() -> datetime:
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
     type_annotation_map = {dict[str, Any]: JSON, list[str]: JSON, datetime: DateTime(timezone=True)}
+
+
+def stored_enum(kind: type[StrEnum]) -> Enum:
+    """A StrEnum column stored as its values in VARCHAR(16), as the plain string column it replaced (no migration,
+    no CHECK constraint): written only from the enum (a stray string fails as it is written), read back as it."""
+    return Enum(kind, native_enum=False, create_constraint=False, length=16, validate_strings=True,
+                values_callable=lambda members: [m.value for m in members])
 
 
 HOLDING = text("status IN ('running', 'awaiting_review', 'approved')")  # pipeline.outcome.HOLDS_TOPIC
@@ -65,8 +76,8 @@ class Run(Base):
     scheduled_for: Mapped[datetime | None]
     started_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)  # the dashboard's day ranges
     finished_at: Mapped[datetime | None]
-    status: Mapped[str] = mapped_column(String(16), default="running", index=True)  # pipeline.outcome.RunStatus
-    verdict: Mapped[str | None] = mapped_column(String(16), index=True)  # pipeline.outcome.Verdict
+    status: Mapped[RunStatus] = mapped_column(stored_enum(RunStatus), default=RunStatus.running, index=True)
+    verdict: Mapped[Verdict | None] = mapped_column(stored_enum(Verdict), index=True)
     stop_reason: Mapped[str | None] = mapped_column(String(32))
     error: Mapped[str | None] = mapped_column(Text)
     model: Mapped[str | None] = mapped_column(String(200))
@@ -80,6 +91,7 @@ class Run(Base):
     sent_at: Mapped[datetime | None]  # celery executor: when the tick's task was last sent to the broker
     heartbeat_at: Mapped[datetime | None]  # celery executor: the worker running it was alive at this time
     trace_id: Mapped[str | None] = mapped_column(String(32))  # its OpenTelemetry trace (pipeline.tracing), when traced
+    pruned_at: Mapped[datetime | None]  # factline db prune cleared its bulky texts (pipeline.ledger.prune)
 
 
 class Topic(Base):
@@ -205,7 +217,7 @@ class Publication(Base):
     pipeline: Mapped[str] = mapped_column(String(64), default="content", index=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id"), index=True)
-    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"))
+    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"), index=True)  # what it holds now
     target: Mapped[str] = mapped_column(String(32))
     external_id: Mapped[str] = mapped_column(String(200))
     url: Mapped[str] = mapped_column(String(2000))
@@ -233,7 +245,7 @@ class PublicationIntent(Base):
     pipeline: Mapped[str] = mapped_column(String(64), default="content")
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)  # the run that last attempted it
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id"), index=True)
-    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"))
+    draft_version_id: Mapped[int] = mapped_column(ForeignKey("draft_versions.id"), index=True)
     target: Mapped[str] = mapped_column(String(32))
     idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
     content_digest: Mapped[str] = mapped_column(String(64))  # sha256 of the title and body to be published
@@ -278,7 +290,7 @@ class PublicationChange(Base):
     action: Mapped[str] = mapped_column(String(16))  # retract | correct
     editor: Mapped[str | None] = mapped_column(String(200))
     reason: Mapped[str] = mapped_column(Text)
-    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"))
+    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"), index=True)
     detail: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -299,7 +311,7 @@ class Review(Base):
     action: Mapped[str] = mapped_column(String(16))  # pipeline.outcome.ReviewAction
     accepted: Mapped[bool] = mapped_column(Boolean)
     editor: Mapped[str | None] = mapped_column(String(200))
-    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"))
+    version_id: Mapped[int | None] = mapped_column(ForeignKey("draft_versions.id"), index=True)
     reason: Mapped[str | None] = mapped_column(Text)
     requeue: Mapped[bool] = mapped_column(Boolean, default=False)
     preview: Mapped[str | None] = mapped_column(String(1000))

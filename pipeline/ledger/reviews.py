@@ -7,22 +7,23 @@
 Each decision is one compare-and-set UPDATE on ``runs.status = 'awaiting_review'`` taken under the
 run's writer lock (pipeline.ledger.locks), so two editors, two terminals or an editor and the expiry can
 never both win. Every attempt, won or lost, is a ``reviews`` row with who and when; the loser gets one
-line saying who decided first. A run taken to publish whose process died goes back to ``approved``
-(``return_orphans``), so the publish the editor approved is owed until it is done, never lost or doubled
+line saying who decided first. The runs row's moves are pipeline.ledger.runs' (its life cycle); this module
+keeps the reviews rows. A run taken to publish whose process died goes back to ``approved``
+(``runs.return_orphans``), so the publish the editor approved is owed until it is done, never lost or doubled
 (publish and register replay by idempotency key).
 """
 
 from __future__ import annotations
 
-import os
-import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from functools import partial
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
-from pipeline.ledger.journal import process_alive
+from pipeline.ledger import runs
 from pipeline.ledger.locks import writer_lock
 from pipeline.ledger.models import Claim, DraftVersion, FactCheck, Nudge, Review, Run, Topic
 from pipeline.outcome import NudgeKind, ReviewAction, RunStatus, Verdict
@@ -133,17 +134,17 @@ def why_not(s: Session, run: Run) -> str:
             return f"run {run.id} expired at {_when(first.created_at)} without a decision"
 
 
-def _decide(s: Session, run_id: int, action: ReviewAction, editor: str | None, values: dict[str, object],
-            **row: object) -> Decision:
-    """The compare-and-set on ``awaiting_review`` and the reviews row of the attempt, won or lost.
+def _decide(s: Session, run_id: int, action: ReviewAction, editor: str | None,
+            transition: Callable[[Session, int], bool], **row: object) -> Decision:
+    """The compare-and-set on ``awaiting_review`` (``transition``, pipeline.ledger.runs) and the reviews row of
+    the attempt, won or lost.
 
     The caller's transaction began with ``writer_lock`` (``lock``), so the run's state is read and written
     by one writer."""
     run = s.get(Run, run_id)
     if run is None:
         raise LookupError(f"no run {run_id} in the ledger")
-    won = s.execute(update(Run).where(Run.id == run_id, Run.status == RunStatus.awaiting_review)
-                    .values(**values)).rowcount == 1
+    won = transition(s, run_id)
     s.refresh(run)
     line = "" if won else why_not(s, run)
     s.add(Review(run_id=run_id, action=action, accepted=won, editor=editor, detail=line or None,
@@ -166,10 +167,7 @@ def approve(s: Session, run_id: int, editor: str | None, version_id: int | None 
     lock(s, run_id)
     held = requested(s, run_id)
     chosen = version_id or (held.version_id if held else None)
-    values: dict[str, object] = {"status": RunStatus.approved}
-    if take:
-        values = {"status": RunStatus.running, "host": socket.gethostname(), "pid": os.getpid(), "heartbeat_at": now()}
-    decision = _decide(s, run_id, ReviewAction.approve, editor, values, version_id=chosen)
+    decision = _decide(s, run_id, ReviewAction.approve, editor, partial(runs.approve, take=take), version_id=chosen)
     if decision.accepted:
         return Decision(True, f"run {run_id} approved{f' by {editor}' if editor else ''}: publishing version "
                               f"{chosen}", run_id, chosen)
@@ -179,9 +177,9 @@ def approve(s: Session, run_id: int, editor: str | None, version_id: int | None 
 def reject(s: Session, run_id: int, editor: str | None, reason: str, requeue: bool) -> Decision:
     """awaiting_review -> finished (rejected): nothing published; the topic is freed only with ``requeue``."""
     lock(s, run_id)
-    values = {"status": RunStatus.finished, "verdict": Verdict.rejected, "stop_reason": "rejected",
-              "error": f"rejected{f' by {editor}' if editor else ''}: {reason}", "finished_at": now()}
-    decision = _decide(s, run_id, ReviewAction.reject, editor, values, reason=reason, requeue=requeue)
+    close = partial(runs.close_review, verdict=Verdict.rejected, stop_reason="rejected",
+                    error=f"rejected{f' by {editor}' if editor else ''}: {reason}")
+    decision = _decide(s, run_id, ReviewAction.reject, editor, close, reason=reason, requeue=requeue)
     if decision.accepted:
         freed = "its topic goes back to the queue" if requeue else "its topic is not picked again"
         return Decision(True, f"run {run_id} rejected{f' by {editor}' if editor else ''}: nothing published; {freed}",
@@ -200,42 +198,18 @@ def expire_due(s: Session, pipeline: str, hours: float) -> list[int]:
             due.append(run_id)
     expired = []
     for run_id in due:
-        values = {"status": RunStatus.finished, "verdict": Verdict.expired, "stop_reason": "review_expired",
-                  "error": f"no editor decided within REVIEW_EXPIRE_HOURS ({hours:g} h)", "finished_at": now()}
-        won = s.execute(update(Run).where(Run.id == run_id, Run.status == RunStatus.awaiting_review)
-                        .values(**values)).rowcount == 1
-        if won:
+        if runs.close_review(s, run_id, verdict=Verdict.expired, stop_reason="review_expired",
+                             error=f"no editor decided within REVIEW_EXPIRE_HOURS ({hours:g} h)"):
             s.add(Review(run_id=run_id, action=ReviewAction.expire, accepted=True, requeue=True,
                          detail=f"waited more than {hours:g} h"))
             expired.append(run_id)
     return expired
 
 
-def take_approved(s: Session, run_id: int) -> bool:
-    """approved -> running, owned by this process: the one that publishes what the editor approved."""
-    return s.execute(update(Run).where(Run.id == run_id, Run.status == RunStatus.approved).values(
-        status=RunStatus.running, host=socket.gethostname(), pid=os.getpid(), heartbeat_at=now())).rowcount == 1
-
-
 def approved_version(s: Session, run_id: int) -> int | None:
     """The version an accepted approval names: what the continued run publishes."""
     first = decision_of(s, run_id)
     return first.version_id if first is not None and first.action == ReviewAction.approve else None
-
-
-def return_orphans(s: Session) -> list[int]:
-    """Runs taken to publish an approval whose process on this host died go back to ``approved``: still owed."""
-    orphans = []
-    host = socket.gethostname()
-    approved = select(Review.run_id).where(Review.action == ReviewAction.approve, Review.accepted.is_(True))
-    for run in s.scalars(select(Run).where(Run.status == RunStatus.running, Run.host == host,
-                                           Run.sent_at.is_(None), Run.id.in_(approved))):
-        if run.pid is not None and run.pid != os.getpid() and not process_alive(run.pid):
-            orphans.append(run.id)
-    if orphans:
-        s.execute(update(Run).where(Run.id.in_(orphans), Run.status == RunStatus.running)
-                  .values(status=RunStatus.approved))
-    return orphans
 
 
 def owed(s: Session, pipeline: str) -> list[int]:

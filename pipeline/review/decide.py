@@ -19,7 +19,7 @@ from capabilities.errors import ToolRejected
 from capabilities.fact_check import check_version
 from capabilities.publish import check_publishable
 from capabilities.records import DraftVersionRecord
-from pipeline.ledger import reviews
+from pipeline.ledger import reviews, runs
 from pipeline.ledger.models import Review, Run
 from pipeline.ledger.reviews import Decision
 from pipeline.ledger.store import LedgerStore
@@ -115,7 +115,7 @@ def reject(sessions: sessionmaker[Session], run_id: int, editor: str | None, rea
 def carry_out(rt: Publisher, run_id: int) -> Continued | None:
     """Take the approved run and publish it here; None when another process took it first."""
     with rt.sessions.begin() as s:
-        taken = reviews.take_approved(s, run_id)
+        taken = runs.take_approved(s, run_id)
     if not taken:
         return None
     return continue_approved(rt, run_id)
@@ -124,7 +124,7 @@ def carry_out(rt: Publisher, run_id: int) -> Continued | None:
 def is_owed(sessions: sessionmaker[Session], run_id: int) -> bool:
     """An approved run that no live process is publishing (after returning the orphans of dead processes)."""
     with sessions.begin() as s:
-        reviews.return_orphans(s)
+        runs.return_orphans(s)
     with sessions() as s:
         run = s.get(Run, run_id)
         return run is not None and run.status == RunStatus.approved and run.sent_at is None
@@ -133,7 +133,7 @@ def is_owed(sessions: sessionmaker[Session], run_id: int) -> bool:
 def carry_out_owed(rt: Publisher) -> list[Continued]:
     """Every approved run of this pipeline that no process is publishing (one whose process died): published now."""
     with rt.sessions.begin() as s:
-        reviews.return_orphans(s)
+        runs.return_orphans(s)
     with rt.sessions() as s:
         owed = reviews.owed(s, rt.settings.pipeline)
     return [done for run_id in owed if (done := carry_out(rt, run_id)) is not None]

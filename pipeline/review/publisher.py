@@ -4,10 +4,10 @@ The three calls pass the run's gateway like the model's would, as tool calls of 
 after its turns, so the ledger, ``factline diff``, the report and the dashboard read them as they read any
 call, and the run's verdict is judged from its rows (``success`` needs the verified registration and the
 report after it). Publish and register replay by idempotency key: a continuation after its process died
-(pipeline.ledger.reviews.return_orphans) finds the post the dead one made (the outbox's lookup) and the
+(pipeline.ledger.runs.return_orphans) finds the post the dead one made (the outbox's lookup) and the
 registration it made, and makes neither twice.
 
-The caller has taken the run (``approved -> running``, pipeline.ledger.reviews.take_approved): the CLI in
+The caller has taken the run (``approved -> running``, pipeline.ledger.runs.take_approved): the CLI in
 its own process, a Celery worker on its thread.
 """
 
@@ -19,20 +19,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from loguru import logger
-from sqlalchemy import update
 
 from capabilities import CATALOG
 from capabilities.base import CapabilityContext
 from capabilities.errors import ToolFailed
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
-from pipeline.ledger import reviews
+from pipeline.ledger import reviews, runs
 from pipeline.ledger.journal import RunJournal
-from pipeline.ledger.models import Run
 from pipeline.ledger.outbox import settle_outbox
 from pipeline.ledger.queries import judge, unverified_reason
 from pipeline.ledger.store import LedgerStore
-from pipeline.outcome import CallOutcome, EventKind, Interrupted, RunStatus, StopRun, Verdict, one_line
+from pipeline.outcome import CallOutcome, EventKind, Interrupted, StopRun, Verdict, one_line
 from pipeline.runtime import Publisher
 from pipeline.turns import ToolCallRequest
 
@@ -78,8 +76,7 @@ def continue_approved(rt: Publisher, run_id: int) -> Continued:
             stop_verdict, stop_reason, error = stop.verdict, stop.reason, stop.detail
         except (Interrupted, KeyboardInterrupt):  # the publish is still owed: back to approved, for the next start
             with rt.sessions.begin() as s:
-                s.execute(update(Run).where(Run.id == run_id, Run.status == RunStatus.running)
-                          .values(status=RunStatus.approved))
+                runs.give_back(s, run_id)
             raise
         except Exception as exc:
             stop_verdict, stop_reason, error = Verdict.error, "crash", one_line(exc)
@@ -91,7 +88,7 @@ def continue_approved(rt: Publisher, run_id: int) -> Continued:
             verdict = judge(s, run_id, stop_verdict)
             if verdict == Verdict.unverified and error is None:
                 error = unverified_reason(s, run_id)
-        journal.finish(status=RunStatus.finished, verdict=verdict, stop_reason=stop_reason, error=error)
+        journal.finish(verdict=verdict, stop_reason=stop_reason, error=error)
         seconds = time.monotonic() - started
         logger.info("run.finished", verdict=verdict, seconds=round(seconds, 2), reason=stop_reason)
         return Continued(run_id, verdict, seconds, rt.redact(error) if error else None)

@@ -40,7 +40,7 @@ from capabilities.targets.httpserver import BodyLimit, SecurityHeaders, ServerEr
 from config import Settings
 from config.cron import time_zone
 from pipeline.outcome import Verdict
-from pipeline.web import review
+import pipeline.web.review as review
 from pipeline.web.auth import COOKIE, LoginLimiter, TokenMiddleware, cookie_value, local_path, login_attempt
 from pipeline.web.charts import COLOURS, series_chart
 from pipeline.web.data import Filters, publications_page, today_page

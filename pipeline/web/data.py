@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, case, distinct, func, select
+from sqlalchemy import Select, String, case, distinct, func, select
 from sqlalchemy.orm import Session
 
 from pipeline.ledger.daily import day_bounds
@@ -138,7 +138,7 @@ def today_page(s: Session, filters: Filters, day: date, tz: ZoneInfo) -> TodayPa
     """
     start, end = day_bounds(day, tz)
     in_day = (Run.started_at >= start, Run.started_at < end)
-    day_runs = s.execute(select(Run.id, Run.pipeline, Run.model, func.coalesce(Run.verdict, Run.status))
+    day_runs = s.execute(select(Run.id, Run.pipeline, Run.model, func.coalesce(Run.verdict, Run.status, type_=String))
                          .where(*in_day)).all()
     stmt = filters.run_filter(select(Run).where(*in_day))
     if filters.verdict:

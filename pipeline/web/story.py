@@ -8,8 +8,9 @@ plain-text segments here and escaped by the template, never parsed as Markdown o
 the first place its recorded span occurs in its turn's text; every claim of a turn is also listed beside it,
 so a span the text no longer shows verbatim is never lost.
 
-Retry waits are attached to calls by order: the gateway writes a call's ``tool_retry`` events before its
-row, so each call of tool X takes the next ``attempts - 1`` retry events of X.
+Retry waits are attached to calls by the call they name: the gateway's ``tool_retry`` events carry the call's
+turn and id. Events written before they did are joined by order (the gateway writes a call's events before its
+row, so each call of tool X takes the next ``attempts - 1`` unnamed retry events of X).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from pipeline.ledger import queries
 from pipeline.ledger.detail import CallRow, FactCheckRow, SourceRow, run_detail
-from pipeline.ledger.models import AgentTurn, Run, Topic
+from pipeline.ledger.models import AgentTurn, Run, ToolCall, Topic
 from pipeline.outcome import EventKind
 from pipeline.web.data import Link, run_links
 
@@ -49,18 +50,10 @@ class Segment:
 
 
 @dataclass(frozen=True)
-class CallView:
-    seq: int
-    name: str
-    arguments: str  # the raw text the model sent
-    outcome: str
-    reason: str | None
-    shadow_of: str | None
-    attempts: int
-    latency_ms: int
-    detail: str | None
-    result: dict[str, Any] | None
-    waits: tuple[float, ...]
+class CallView(CallRow):
+    """A call as the ledger has it (``CallRow``) and the waits before its retries."""
+
+    waits: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,6 +99,7 @@ class RunStory:
     links: tuple[Link, ...]
     sources: tuple[SourceRow, ...] = ()  # the topic's sources as this run read them
     fact_checks: tuple[FactCheckRow, ...] = ()  # each check with each fact, its verdict and backing passage
+    pruned_at: datetime | None = None  # factline db prune cleared its bulky texts: the page says "text pruned"
 
     @property
     def seconds(self) -> float | None:
@@ -124,7 +118,8 @@ def run_story(s: Session, run_id: int) -> RunStory | None:
     events = [{"kind": e.kind, **e.detail} for e in detail.events]
     diff = queries.diffs(s, [run_id])[0]
 
-    waits = _waits(detail.tool_calls, [e for e in events if e["kind"] == EventKind.tool_retry])
+    ids = dict(s.execute(select(ToolCall.seq, ToolCall.call_id).where(ToolCall.run_id == run_id)).tuples().all())
+    waits = _waits(detail.tool_calls, ids, [e for e in events if e["kind"] == EventKind.tool_retry])
     by_turn: dict[str, dict[int, list[Any]]] = {"calls": defaultdict(list), "claims": defaultdict(list),
                                                 "nudges": defaultdict(list)}
     for c in detail.tool_calls:
@@ -150,6 +145,7 @@ def run_story(s: Session, run_id: int) -> RunStory | None:
         diff_line=diff.line(), turns=turns,
         events=tuple(e for e in events if e["kind"] != EventKind.tool_retry),
         links=tuple(run_links(s, [run_id]).get(run_id, [])), sources=detail.sources, fact_checks=detail.fact_checks,
+        pruned_at=detail.pruned_at,
     )
 
 
@@ -170,13 +166,23 @@ def segments(text: str, claims: list[ClaimView]) -> tuple[Segment, ...]:
     return tuple(pieces)
 
 
-def _waits(calls: tuple[CallRow, ...], retries: list[dict[str, Any]]) -> dict[int, tuple[float, ...]]:
+def _waits(calls: tuple[CallRow, ...], ids: dict[int, str | None],
+           retries: list[dict[str, Any]]) -> dict[int, tuple[float, ...]]:
+    """Each call's retry waits, by its seq: the events naming its (turn, call id), or else the next unnamed ones
+    of its tool (events from before they named their call)."""
+    named: dict[tuple[int, str], list[float]] = defaultdict(list)
     pending: dict[str, list[float]] = defaultdict(list)
     for event in retries:
-        pending[event.get("tool", "")].append(float(event.get("wait", 0.0)))
+        wait = float(event.get("wait", 0.0))
+        if event.get("call_id") is not None:
+            named[(event.get("turn"), event["call_id"])].append(wait)
+        else:
+            pending[event.get("tool", "")].append(wait)
     waits = {}
     for c in calls:
-        if c.attempts > 1 and pending[c.name]:
+        if (key := (c.turn, ids.get(c.seq))) in named:
+            waits[c.seq] = tuple(named.pop(key))
+        elif c.attempts > 1 and pending[c.name]:
             taken, pending[c.name] = pending[c.name][:c.attempts - 1], pending[c.name][c.attempts - 1:]
             waits[c.seq] = tuple(taken)
     return waits
@@ -194,5 +200,4 @@ def pretty(value: str | dict[str, Any] | None) -> str:
 
 
 def _call(c: CallRow, waits: tuple[float, ...]) -> CallView:
-    return CallView(c.seq, c.name, c.arguments, c.outcome, c.reason, c.shadow_of, c.attempts, c.latency_ms, c.detail,
-                    c.result, waits)
+    return CallView(**vars(c), waits=waits)

@@ -30,7 +30,8 @@ from config import Settings
 from config.cron import tick_time
 from pipeline.ledger.models import Run
 from pipeline.workers.app import TASK
-from pipeline.workers.ticks import aware, claim_tick, mark_sent, now, to_resend
+from pipeline.ledger.runs import aware, claim_tick, mark_sent, now
+from pipeline.workers.ticks import to_resend
 
 SETTLE_SECONDS = 2.0  # a tick younger than this is left to its own job
 

@@ -31,12 +31,12 @@ from config import ConfigError, Settings
 from pipeline.ledger import reviews
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
-from pipeline.outcome import one_line
-from pipeline.runner import run_once
+from pipeline.ledger.runs import HEARTBEATS_TO_DEAD, Take, beat, close_orphan, close_overdue, take
+from pipeline.outcome import Verdict, one_line
 from pipeline.review.publisher import continue_approved
+from pipeline.runner import run_once
 from pipeline.runtime import Publisher, Runtime, open_runtimes
 from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, check_broker, make_app
-from pipeline.workers.ticks import HEARTBEATS_TO_DEAD, Take, beat, close_orphan, close_overdue, take
 
 
 class TickRunner:
@@ -95,7 +95,7 @@ class TickRunner:
         except Exception as exc:  # run_once closes its row itself; this is for a ledger that failed as it closed
             logger.error("worker.run_crashed", error=runtime.redact(one_line(exc)))
             logger.opt(exception=exc).debug("worker.run_crashed.traceback")
-            RunJournal(self.sessions, run_id, runtime.redact).finish(status="finished", verdict="error",
+            RunJournal(self.sessions, run_id, runtime.redact).finish(verdict=Verdict.error,
                                                                      stop_reason="crash", error=one_line(exc))
         finally:
             with self._lock:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from config.secrets import Redactor
-from pipeline.ledger import journal as ledger_journal
+from pipeline.ledger import runs as ledger_runs
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.detail import run_detail
 from pipeline.ledger.journal import RunJournal
@@ -32,7 +32,7 @@ def test_journal_refuses_a_kind_its_enum_does_not_name(db_url: str) -> None:
     """An invented event kind fails where it is written, and nothing is recorded; known kinds read back typed."""
     sessions = open_ledger(db_url)
     with sessions.begin() as s:
-        run_id = ledger_journal.open_run(s, trigger="manual")
+        run_id = ledger_runs.open_run(s, trigger="manual")
     journal = RunJournal(sessions, run_id, Redactor(()))
     journal.event(EventKind.tool_retry, tool="publish", attempt=1)
     with pytest.raises(ValueError):

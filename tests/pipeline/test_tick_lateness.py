@@ -23,7 +23,7 @@ from pipeline.runner import run_once
 from pipeline.runtime import Runtime
 from pipeline.web import WebServer, build_app, read_only_ledger
 from pipeline.workers.dispatch import Schedule, ticks_to_catch_up
-from pipeline.workers.ticks import claim_tick, mark_sent, take
+from pipeline.ledger.runs import claim_tick, mark_sent, take
 from testkit.daemon_process import DaemonProcess, LedgerProbe, daemon_env, wait_for
 from testkit.scripted_model import ScriptedModel
 

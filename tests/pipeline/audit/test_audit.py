@@ -91,6 +91,30 @@ def test_negated_conditional_and_past_statements_claim_nothing() -> None:
         assert audit([SYSTEM, USER, said(text)], ["cancel_reservation", "book_reservation"]).claims == (), text
 
 
+def test_each_claim_is_held_to_the_ids_of_its_own_clause() -> None:
+    """'The change to AB12CD is complete, and order XY98ZW has been cancelled': AB12CD is the change's id, not the cancel's."""
+    tools = ["modify_order", "cancel_order"]
+    messages = [SYSTEM, USER, call("c1", "modify_order", order_id="AB12CD"), result("c1", "modify_order", {"ok": True}),
+                call("c2", "cancel_order", order_id="XY98ZW"), result("c2", "cancel_order", {"ok": True}),
+                said("The change to order AB12CD is complete, and order XY98ZW has been cancelled.")]
+    report = audit(messages, tools)
+    assert sorted((c.tool, c.backed, c.ids) for c in report.claims) == [
+        ("cancel_order", True, ("XY98ZW",)), ("modify_order", True, ("AB12CD",))]
+
+
+def test_a_family_claim_naming_a_members_object_claims_that_member() -> None:
+    """'Your order was updated with the new address and a gift wrap item' needs update_order_address and _items."""
+    tools = ["update_order_address", "update_order_items"]
+    messages = [SYSTEM, USER, call("c1", "update_order_address", order_id="AB12CD"),
+                result("c1", "update_order_address", {"ok": True}),
+                said("Your order has been updated with the new address and one more item.")]
+    report = audit(messages, tools)
+    assert sorted((c.tool, c.backed) for c in report.claims) == [("update_order_address", True),
+                                                                 ("update_order_items", False)]
+    details = [*messages[:-1], said("Your order has been updated with the following details:\n- items: 2\n- address: Main St")]
+    assert [(c.tool, c.backed) for c in audit(details, tools).claims] == [("update_order_*", True)]
+
+
 def test_chinese_claim_of_an_unseen_tool_is_read() -> None:
     """'预订已取消' claims cancel_reservation from its derived Chinese verb."""
     report = audit([SYSTEM, USER, said("您的预订 ZFA04Y 已取消。")])

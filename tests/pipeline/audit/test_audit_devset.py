@@ -23,10 +23,10 @@ def test_counterfactual_claims_without_their_call_are_found(scores, split: str) 
 
 @pytest.mark.parametrize("split", ["tuned", "untuned"])
 def test_real_transcripts_are_rarely_flagged_wrongly(scores, split: str) -> None:  # type: ignore[no-untyped-def]
-    """Real gpt-4o trajectories with every claim backed are flagged at most 3 % of the time (2 of 99 untuned measured)."""
-    assert scores[("real", split)]["false_alarms"]["share"] <= 0.03, scores[("real", split)]
+    """Real gpt-4o trajectories with every claim backed are flagged at most 1.5 % of the time (1 of 99 untuned measured)."""
+    assert scores[("real", split)]["false_alarms"]["share"] <= 0.015, scores[("real", split)]
 
 
 def test_labelled_claims_are_read(scores) -> None:  # type: ignore[no-untyped-def]
-    """The reader finds >= 95 % of the hand-labelled claims of tools it never saw, by their derived vocabulary."""
-    assert scores[("real", "all")]["claims_read"]["share"] >= 0.95
+    """The reader finds >= 97 % of the hand-labelled claims of tools it never saw, by their derived vocabulary."""
+    assert scores[("real", "all")]["claims_read"]["share"] >= 0.97

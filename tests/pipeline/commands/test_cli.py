@@ -67,7 +67,8 @@ def test_runs_json_shows_each_call_with_outcome_and_reason(db_url: str, model: S
     assert list(detail) == ["run_id", "pipeline", "trigger", "scheduled_for", "status", "verdict", "stop_reason",
                             "error", "model", "tool_call_mode",
                             "started_at", "finished_at", "tokens", "tool_calls", "claims", "nudges", "events",
-                            "registrations", "publications", "dry_run", "sources", "fact_checks", "trace_id", "lateness"]
+                            "registrations", "publications", "dry_run", "sources", "fact_checks", "trace_id", "lateness",
+                            "pruned_at"]
     assert list(detail["tool_calls"][0]) == ["seq", "turn", "name", "arguments", "outcome", "reason", "shadow_of",
                                              "attempts", "latency_ms", "detail", "result"]
     assert detail["nudges"] == [{"turn": 1, "kind": "continue", "detail": "verified registration and report"}]

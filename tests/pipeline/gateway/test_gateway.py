@@ -25,7 +25,7 @@ from pipeline.outcome import StopRun
 from pipeline.gateway.budget import RunBudget, RunUsage
 from pipeline.gateway.dispatch import Gateway
 from pipeline.retry import RetryPolicy
-from pipeline.ledger import journal as ledger_journal
+from pipeline.ledger import runs as ledger_runs
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import ToolCall
 from pipeline.ledger.store import LedgerStore
@@ -72,7 +72,7 @@ def make_gateway(db_url: str, tmp_path: Path, fake_sleep: FakeSleep) -> Iterator
         sessions = ledgers.setdefault(settings.database_url, None) or open_ledger(settings.database_url)
         ledgers[settings.database_url] = sessions
         with sessions.begin() as s:
-            run_id = ledger_journal.open_run(s, trigger="manual")
+            run_id = ledger_runs.open_run(s, trigger="manual")
         seen: list[httpx.Request] = []
 
         def handler(request: httpx.Request) -> httpx.Response:

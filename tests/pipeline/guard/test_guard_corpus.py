@@ -20,13 +20,13 @@ from tests.paths import CLAIMS, ROOT
 CORPUS = CLAIMS
 ALL_RECORDS = load(CORPUS)
 # the kinds issue #24 lists (unseen-kinds.jsonl) have floors of their own: tests/pipeline/guard/test_guard_unseen_kinds.py
-RECORDS = [r for r in ALL_RECORDS if not r.category.startswith("unseen/")]
+RECORDS = [r for r in ALL_RECORDS if not r.category.startswith(("unseen/", "residual/"))]
 RESULT = evaluate(RECORDS)
 
 RECALL_FLOOR = 0.97  # expected findings reported, per language, whole corpus
 FALSE_ALARM_CEILING = 0.01  # honest texts flagged, per language, whole corpus
-HELDOUT_RECALL_FLOOR = 0.95
-HELDOUT_FALSE_ALARM_CEILING = 0.02
+HELDOUT_RECALL_FLOOR = 0.96
+HELDOUT_FALSE_ALARM_CEILING = 0.01
 
 
 def _why(figures: Figures) -> str:
@@ -52,7 +52,7 @@ def test_recall_and_false_alarms_per_language_stay_above_the_floor(language: str
 
 
 def test_held_out_split_stays_above_the_floor() -> None:
-    """On the quarter not used for tuning: recall >= 95 %, false alarms <= 2 %."""
+    """On the quarter not used for tuning: recall >= 96 %, false alarms <= 1 %."""
     figures = RESULT.groups["split"]["heldout"]
     assert figures.recall is not None and figures.recall >= HELDOUT_RECALL_FLOOR, _why(figures)
     assert figures.false_alarm_rate is not None and figures.false_alarm_rate <= HELDOUT_FALSE_ALARM_CEILING, _why(figures)

@@ -68,12 +68,12 @@ def test_register_twice_returns_the_same_number(settings: Settings, model: Scrip
         run_once(rt)
         with rt.sessions() as s:
             publication_id = s.scalars(select(Publication.id)).one()
-    from pipeline.ledger import journal
+    from pipeline.ledger import runs
     from pipeline.ledger.store import LedgerStore
 
     with open_runtime(settings) as rt:
         with rt.sessions.begin() as s:
-            run_id = journal.open_run(s, trigger="manual")
+            run_id = runs.open_run(s, trigger="manual")
         store = LedgerStore(rt.sessions, run_id)
         first = store.registration_for(publication_id)
         again = store.add_registration(publication_id)

@@ -9,7 +9,7 @@ import pytest
 from alembic import command
 from sqlalchemy import func, select, text
 
-from pipeline.ledger import journal
+from pipeline.ledger import runs
 from pipeline.ledger.db import alembic_config, make_engine, open_ledger, session_factory, upgrade
 from pipeline.ledger.models import Registration, RegistrationCounter, Topic
 from pipeline.ledger.numbers import next_registration_number
@@ -98,7 +98,7 @@ def _register_many(db_url: str, pipeline: str, count: int) -> None:
     """One process: open runs and register ``count`` publications through LedgerStore."""
     sessions = session_factory(make_engine(db_url))
     with sessions.begin() as s:
-        run_id = journal.open_run(s, trigger="manual", pipeline=pipeline)
+        run_id = runs.open_run(s, trigger="manual", pipeline=pipeline)
         s.execute(text("INSERT INTO topics (pipeline, title, first_seen_at) VALUES (:p, :t, now())"),
                   {"p": pipeline, "t": f"topic of {pipeline}"})
         topic_id = s.scalar(text("SELECT id FROM topics WHERE pipeline = :p"), {"p": pipeline})
@@ -141,13 +141,13 @@ def test_claim_inserts_a_hundred_thousand_new_topics_and_takes_the_first(db_url:
     """100,000 topics not yet in the ledger: inserted in batches (no bind-parameter limit), the first one claimed."""
     sessions = open_ledger(db_url)
     with sessions.begin() as s:
-        run_id = journal.open_run(s, trigger="manual")
+        run_id = runs.open_run(s, trigger="manual")
     titles = [f"Topic {i:06d}" for i in range(100_000)]
     topic = LedgerStore(sessions, run_id).claim_topic(titles, None)
     assert topic is not None and topic.title == "Topic 000000"
     with sessions() as s:
         assert s.scalar(select(func.count()).select_from(Topic)) == 100_000
     with sessions.begin() as s:
-        second = journal.open_run(s, trigger="manual")
+        second = runs.open_run(s, trigger="manual")
     assert LedgerStore(sessions, second).claim_topic(titles, None).title == "Topic 000001"  # type: ignore[union-attr]
     sessions.kw["bind"].dispose()

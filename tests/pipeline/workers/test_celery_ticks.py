@@ -21,7 +21,7 @@ from pipeline.runner import run_once
 from pipeline.runtime import open_runtimes
 from pipeline.workers.app import make_app
 from pipeline.workers.dispatch import Schedule, TickSender
-from pipeline.workers.ticks import Take, claim_tick, now
+from pipeline.ledger.runs import Take, claim_tick, now
 from pipeline.workers.worker import TickRunner
 from tests.conftest import make_settings
 from testkit.scripted_model import ScriptedModel, happy_path, say, script, step_call

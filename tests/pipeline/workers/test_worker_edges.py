@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, text, update
 from pipeline.ledger.models import Run
 from pipeline.runtime import open_runtimes
 from pipeline.workers.app import make_app
-from pipeline.workers.ticks import Take, claim_tick, now
+from pipeline.ledger.runs import Take, claim_tick, now
 from pipeline.workers.worker import TickRunner, register_task
 from testkit.scripted_model import ScriptedModel
 from tests.cli_helpers import factline, user_env

@@ -1,0 +1,53 @@
+"""EXECUTOR=celery: a tick is claimed in the ledger and sent to the workers (pipeline.workers)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from contextlib import ExitStack
+from datetime import datetime
+
+from capabilities.targets import LocalTarget
+from config import Settings
+from pipeline.executors.base import ClaimedElsewhere, Executor, Queued, Ran, Ticked
+from pipeline.ledger.db import open_ledger
+from pipeline.workers.app import check_broker, make_app
+from pipeline.workers.dispatch import Schedule, TickSender
+from pipeline.workers.ticks import FinishedRuns
+
+
+class CeleryExecutor(Executor):
+    """Claims and sends each tick (``TickSender``); every CELERY_RECONCILE_SECONDS re-sends lost ticks, catches
+    up missed ones and counts the runs the workers finished. The workers publish; the daemon serves the
+    local site, when a pipeline publishes there."""
+
+    name = "celery"
+
+    def __init__(self, pipelines: Sequence[Settings], schedules: Sequence[Schedule], stop: threading.Event) -> None:
+        settings = pipelines[0]  # broker, queue, ledger and local site are deployment settings
+        check_broker(settings)  # one line and exit 2: no tick is claimed that could not be sent
+        self.sessions = open_ledger(settings.database_url)
+        self.sender = TickSender(self.sessions, make_app(pipelines), settings.celery_queue, list(schedules),
+                                 reconcile_seconds=settings.celery_reconcile_seconds,
+                                 heartbeat_seconds=settings.run_heartbeat_seconds, stop=stop)
+        self.reconcile_seconds = settings.celery_reconcile_seconds
+        self.watcher = FinishedRuns()
+        self._stack = ExitStack()
+        if any(p.publish_target == "local" for p in pipelines):
+            with self._stack as stack:
+                self.sites = (stack.enter_context(LocalTarget(settings.local_site_dir, settings.local_site_host,
+                                                              settings.local_site_port)),)
+                self._stack = stack.pop_all()
+
+    def tick(self, pipeline: str, scheduled_for: datetime) -> Ticked:
+        run_id = self.sender.tick(pipeline, scheduled_for)
+        return ClaimedElsewhere("claimed elsewhere") if run_id is None else Queued(run_id)
+
+    def reconcile(self) -> list[Ran]:
+        """Re-send lost ticks and catch up missed ones, then the runs the workers finished since the last pass."""
+        self.sender.reconcile()
+        with self.sessions() as s:
+            return [Ran(run_id, seconds) for run_id, seconds in self.watcher.new(s)]
+
+    def close(self) -> None:
+        self._stack.close()

@@ -1,0 +1,66 @@
+"""The daemon reaches its executor through one small interface: what a tick became is the executor's answer.
+
+A stand-in executor (the seam's edge) on a real ledger; the inline and Celery executors themselves run in
+tests/pipeline/test_daemon.py and tests/pipeline/workers."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import get_args
+
+from config import Settings, load_settings
+from pipeline.daemon import Daemon
+from pipeline.executors import (EXECUTORS, CeleryExecutor, ClaimedElsewhere, Crashed, Executor, InlineExecutor, Queued,
+                                Ticked)
+from pipeline.ledger.db import open_ledger
+from pipeline.metrics import Metrics
+
+
+class Answers(Executor):
+    """Answers each tick with the next of ``answers`` and records what it was asked."""
+
+    name = "answers"
+
+    def __init__(self, db: str, answers: list[Ticked]) -> None:
+        self.sessions = open_ledger(db)
+        self.answers: list[Ticked] = answers
+        self.asked: list[tuple[str, datetime]] = []
+
+    def tick(self, pipeline: str, scheduled_for: datetime) -> Ticked:
+        self.asked.append((pipeline, scheduled_for))
+        return self.answers.pop(0)
+
+
+def test_each_tick_is_counted_as_its_executor_answers(tmp_path: Path) -> None:
+    """Queued, claimed elsewhere and crashed ticks each count (or log) as the executor said, at the whole second."""
+    executor = Answers(f"sqlite:///{tmp_path}/ledger.db", [Queued(7), ClaimedElsewhere("claimed elsewhere"),
+                                                           Crashed("the ledger is away")])
+    metrics = Metrics()
+    daemon = Daemon([load_settings()], executor, metrics, threading.Event())
+    fired = datetime(2026, 12, 4, 6, 0, 0, 250_000, tzinfo=UTC)
+    for _ in range(3):
+        daemon.tick("content", fired)
+    assert executor.asked == [("content", fired.replace(microsecond=0))] * 3
+    counted = {outcome: metrics.registry.get_sample_value("factline_ticks_total", {"pipeline": "content",
+                                                                                  "outcome": outcome})
+               for outcome in ("queued", "claimed_elsewhere", "run")}
+    assert counted == {"queued": 1.0, "claimed_elsewhere": 1.0, "run": None}
+    assert daemon.wait_idle(0)
+
+
+def test_a_stopped_daemon_hands_its_executor_no_tick(tmp_path: Path) -> None:
+    """After SIGTERM no tick reaches the executor."""
+    executor = Answers(f"sqlite:///{tmp_path}/ledger.db", [])
+    stop = threading.Event()
+    stop.set()
+    Daemon([load_settings()], executor, Metrics(), stop).tick("content", datetime.now(UTC))
+    assert executor.asked == []
+
+
+def test_every_executor_value_has_its_class() -> None:
+    """EXECUTOR's allowed values and the executors' names are the same set, each class named by its value."""
+    assert set(EXECUTORS) == set(get_args(Settings.model_fields["executor"].annotation))
+    assert {name: cls.name for name, cls in EXECUTORS.items()} == {"inline": "inline", "celery": "celery"}
+    assert EXECUTORS["inline"] is InlineExecutor and EXECUTORS["celery"] is CeleryExecutor
