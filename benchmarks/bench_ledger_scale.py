@@ -46,7 +46,7 @@ import psycopg
 from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
 
-from benchmarks.bench_dashboard import factline_web
+from benchmarks.bench_dashboard import factline_web, timed
 from benchmarks.bench_ledger_diff import ledger
 from benchmarks.common import ROOT, Stats, machine, progress, save, table
 from benchmarks.dashboard_ledger import generate
@@ -137,16 +137,6 @@ def as_process(url: str, argv: list[str], repeats: int) -> Stats:
     return Stats.of(timings).scaled(1e3)
 
 
-def over_http(client: httpx.Client, paths: list[str]) -> Stats:
-    timings = []
-    for path in paths:
-        started = time.perf_counter()
-        answer = client.get(path)
-        timings.append(time.perf_counter() - started)
-        assert answer.status_code == 200, (path, answer.status_code, answer.text[:300])
-    return Stats.of(timings).scaled(1e3)
-
-
 def measure(backend: str, url: str, runs: int, samples: int, generated_s: float | None) -> dict[str, Any]:
     rng = random.Random(11)
     today = datetime.now(timezone.utc).date()
@@ -174,9 +164,9 @@ def measure(backend: str, url: str, runs: int, samples: int, generated_s: float 
     progress(f"{backend}: timing the dashboard")
     nodelay = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
     with factline_web(url) as base, httpx.Client(base_url=base, timeout=60, transport=nodelay) as client:
-        over_http(client, ["/", f"/runs/{runs}"] * 2)
-        row["today_ms"] = over_http(client, [f"/?day={rng.choice(days)}" for _ in range(samples)])
-        row["run_ms"] = over_http(client, [f"/runs/{rng.randint(1, runs)}" for _ in range(samples)])
+        timed(client, ["/", f"/runs/{runs}"] * 2)
+        row["today_ms"] = timed(client, [f"/?day={rng.choice(days)}" for _ in range(samples)])
+        row["run_ms"] = timed(client, [f"/runs/{rng.randint(1, runs)}" for _ in range(samples)])
     return row
 
 
