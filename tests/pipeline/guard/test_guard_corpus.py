@@ -66,6 +66,7 @@ def test_a_reader_that_claims_nothing_fails_the_floor() -> None:
     assert empty.recall == 0.0 and empty.recall < RECALL_FLOOR
 
 
+@pytest.mark.slow  # two processes each evaluating the whole labelled corpus (evaluate() runs in-process above)
 def test_guard_eval_command_prints_figures_and_json(tmp_path: Path) -> None:
     """factline guard eval: a table per language, --json with the same overall figures; a missing corpus exits 2."""
     root = ROOT
