@@ -207,3 +207,37 @@ def test_the_tuning_set_of_2026_12_06_has_no_false_alarm_and_every_fabrication_c
 
     score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning-2026-12-06.jsonl")
     assert sum(score.honest.values()) == 39 and not score.alarms and not score.misses, (score.alarms, score.misses)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("Bills fell 60-70%.", "Bills fell by 60 to 70 percent."),
+    ("需要25-30分钟。", "大约需要25到30分钟。"),
+    ("Carlo Arenas contributed it.", "新代码由Carlo Arenas贡献。"),
+    ("It copies 100 GiB.", "Use 'dd count=100GiB'."),
+    ("It shipped on May 1.", "It shipped on May 1, 2024."),
+    ("它于7月24日发布。", "apt 2.5.2（2022年7月24日）"),
+    ("Debian's Marc Haber uploaded it; read its NEWS file.", "Marc Haber uploaded it to Debian."),
+    ("It stores everything in SQLite.", "It links libsqlite3 through sqlite3."),
+    ("管理员说可以。", "可以。"),
+    ("读三遍。", "读了三次。"),
+])
+def test_what_the_previous_sessions_held_out_set_showed_is_found(article: str, source: str) -> None:
+    """Re-applied from the lost session's note (its held-out set of 2026-12-05): ranges give their unit to both ends,
+    Latin words are not glued to the Chinese after them, GiB, a month and day without a year, possessives and a
+    project's README or NEWS are not names, SQLite is named in sqlite3, 管理员 is a title, 遍 counts like 次."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("Bills fell 60-75%.", "Bills fell by 60 to 70 percent."),
+    ("需要25-30秒。", "大约需要25到30分钟。"),
+    ("It copies 100 GiB.", "It copies 100 GB."),
+    ("It shipped on May 2.", "It shipped on May 1, 2024."),
+    ("它于7月25日发布。", "apt 2.5.2（2022年7月24日）"),
+    ("Debian's Marc Weber uploaded it.", "Marc Haber uploaded it to Debian."),
+    ("维护者张伟说可以。", "可以。"),
+    ("读五遍。", "读了三次。"),
+])
+def test_those_rules_still_catch_a_changed_fact(article: str, source: str) -> None:
+    """A range end, a unit, a day, a name after a possessive or after 维护者: each still checked."""
+    assert not supported(article, source)
