@@ -56,7 +56,7 @@ UNITS = {
     "册": "册", "张": "张", "架": "架", "艘": "艘", "套": "套",
 }
 ZH_COUNTED = ("条", "台", "块", "件", "名", "位", "人", "次", "家", "座", "辆", "天", "年", "个月", "周", "小时", "分钟",
-              "秒", "本", "册", "张", "项", "遍", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
+              "秒", "本", "册", "张", "项", "遍", "个字符", "个字节", "字符", "字节", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 MONEY_SUFFIXES = {"k": 1000, "m": 10**6, "bn": 10**9, "b": 10**9}
 CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny", "￥": "cny"}
@@ -219,7 +219,7 @@ def _scan_urls(scan: _Scan) -> None:
 def _scan_dates(scan: _Scan) -> None:
     patterns = (
         (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", lambda g: (g[2], g[0], g[1])),
-        (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
+        (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
         (r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])", lambda g: (g[0], g[1], g[2])),
         (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (g[0], g[1], g[2])),
         (rf"({_ZH_NUM})年({_ZH_NUM})月({_ZH_NUM})[日号]", lambda g: (g[0], g[1], g[2])),
@@ -227,7 +227,7 @@ def _scan_dates(scan: _Scan) -> None:
         (r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)", lambda g: (g[0], g[1], None)),
         # a month and a day without a year (May 1, 1 May, 5月1日): found in a source's full date of that day
         (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s*\d)", lambda g: (None, g[0], g[1])),
-        (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})(?![\w.]|\.\w)", lambda g: (None, g[1], g[0])),
+        (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})(?![\w.]|\.\w)", lambda g: (None, g[1], g[0])),
         (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (None, g[0], g[1])),
     )
     for pattern, order in patterns:
@@ -324,6 +324,8 @@ def _scan_versions(scan: _Scan) -> None:
 def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     scale = r"(?:\s*(thousand|million|billion|trillion)\b|\s?(万|亿))?"
     unit = rf"(?:\s?-?\s?({_UNIT_RE})(?![a-z]))?"
+    for m in re.finditer(r"(?<=\d[-–~～])(\d+(?:\.\d+)?)(?![\w.,-]|\.\d)", scan.masked):  # 1-125: 125 too
+        scan.take(m, FactKind.number, _key(Decimal(m.group(1))))
     for m in re.finditer(rf"{_NUM}{scale}{unit}(?![A-Za-z]|\.\d)", scan.masked, flags=re.I):  # not 5xx, not 0.5B
         factor = SCALES.get((m.group(3) or m.group(4) or "").lower(), 1)
         value = _decimal(m.group(1), m.group(2), factor)
@@ -334,8 +336,12 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
         else:
             rate = _rate(scan.masked, m.start(), m.end())
             scan.take(m, FactKind.number, _key(value), f"{unit_name or ''}/{rate}" if rate else unit_name)
+        if number_words and re.search(r"\d\s\d", m.group(1)):  # a source's "status 255 125 if": 255 and 125 too
+            sentence = scan.facts[-1].sentence
+            scan.facts += [Fact(FactKind.number, part, _key(Decimal(part)), sentence) for part in m.group(1).split()]
     zh_unit = "|".join(sorted((re.escape(u) for u in UNITS if re.match(r"[\u4e00-\u9fff]", u)), key=len, reverse=True))
     pattern = rf"({_ZH_NUM})({zh_unit})?" if number_words else rf"([{_ZH_DIGITS}]*[十百千万亿][{_ZH_DIGITS}]*)({zh_unit})?"
+    pattern += rf"(?![{_ZH_DIGITS}]*进制)"  # 十六进制 is hexadecimal, not 16
     for m in re.finditer(pattern, scan.masked):
         value = zh_number(m.group(1))
         if value is not None:
@@ -347,11 +353,22 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
         value = words_value(m.group(1))
         compound = len(re.findall(r"[a-z]+", m.group(1).lower())) > 1
-        if not number_words and ((value < 3 and not compound) or STRUCTURE_NOUNS.match(scan.masked, m.end(1))):
+        if not number_words and ((value < 3 and not compound) or STRUCTURE_NOUNS.match(scan.masked, m.end(1))
+                                 or _counts_the_list_after(scan.text, m.end(1), value)):
             continue  # an article's "one of", "two cities", "three reasons" are not checked
         unit_name = UNITS.get((m.group(2) or "").lower()) if m.group(2) else None
         rate = _rate(scan.masked, m.start(), m.end())
         scan.take(m, FactKind.number, _key(value), f"{unit_name or ''}/{rate}" if rate else unit_name)
+
+
+def _counts_the_list_after(text: str, at: int, value: Decimal) -> bool:
+    """"six HTTP codes: 408, 429, 500, 502, 503 and 504" counts the list that follows; it is the article's structure.
+    A count the list contradicts ("five codes: 408, 429, 500, 502, 503 and 504") is still a fact and is checked."""
+    hit = re.match(r"[^.:;!?\n]{0,40}?:\s*([^.;!?\n]+)", text[at:at + 400])
+    if not hit:
+        return False
+    items = [i for i in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", hit.group(1).strip()) if i.strip()]
+    return len(items) == value
 
 
 def _scan_quotes(scan: _Scan) -> None:
@@ -412,7 +429,9 @@ def _scan_names(scan: _Scan) -> None:
 
 # a project's own files named in prose ("its NEWS file", "the README"): documents, not names
 DOCUMENT_NAMES = frozenset("README NEWS CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
-                           "HACKING CONTRIBUTING".split())
+                           "HACKING CONTRIBUTING".split()) | frozenset(  # and common technical nouns written as acronyms
+    "CI CD API APIs CPU CPUs GPU GPUs RAM OS UI CLI URL URLs TTY PDF JSON YAML HTML CSS DNS TCP UDP TLS SSL HTTP HTTPS "
+    "IP ID IDs PID SDK IDE".split())
 _OPTION = re.compile(r"(?:^|.?[^\w-])--?$", re.S)
 HONORIFICS = frozenset("Dr Mr Mrs Ms Miss Prof Professor Sir Dame Mx".split())
 SPEECH = re.compile(r"\s+(?:said|says|told|added|explained|argued|wrote|writes|noted|notes|stated|recalled|warned|"
