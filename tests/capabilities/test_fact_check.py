@@ -275,3 +275,9 @@ def test_the_second_tuning_set_flags_only_the_examples_its_writer_invented() -> 
     score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning2-2026-12-06.jsonl")
     assert [a.rsplit(": ", 1)[1] for a in score.alarms] == ["'2.5m'", "'2.5'", "'0.5'"], score.alarms
     assert len(score.misses) <= 2, score.misses  # true numbers moved to another claim: documented as not checked
+
+
+def test_a_lone_chinese_scale_word_is_no_number() -> None:
+    """千字节 is a kilobyte, 万一 'just in case', 十分 'very' (third tuning set); 三千 and 2万 are still numbers."""
+    assert supported("--record-size=10K 表示 10 千字节，十分方便，万一出错再改。", "--record-size=10K, for 10 Kilobytes.")
+    assert not supported("共有三千个文件。", "There are 3,200 files.")
