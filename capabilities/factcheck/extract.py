@@ -343,8 +343,8 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     pattern = rf"({_ZH_NUM})({zh_unit})?" if number_words else rf"([{_ZH_DIGITS}]*[十百千万亿][{_ZH_DIGITS}]*)({zh_unit})?"
     pattern += rf"(?![{_ZH_DIGITS}]*进制)"  # 十六进制 is hexadecimal, not 16
     for m in re.finditer(pattern, scan.masked):
-        if not number_words and len(m.group(1)) == 1:
-            continue  # a lone 千, 万, 十 in an article is a word: 千字节 (kilobyte), 万一, 十分
+        if not number_words and (len(m.group(1)) == 1 or m.group(1)[0] in "万亿"):
+            continue  # a lone 千, 万, 十 in an article is a word: 千字节 (kilobyte), 万一 (in case), 十分 (very)
         value = zh_number(m.group(1))
         if value is not None:
             scan.take(m, FactKind.number, _key(value), UNITS.get(m.group(2) or ""))
