@@ -430,7 +430,7 @@ def _scan_names(scan: _Scan) -> None:
 
 
 # a project's own files named in prose ("its NEWS file", "the README"): documents, not names
-DOCUMENT_NAMES = frozenset("README NEWS CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
+DOCUMENT_NAMES = frozenset("README CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
                            "HACKING CONTRIBUTING".split()) | frozenset(  # and common technical nouns written as acronyms
     "CI CD API APIs CPU CPUs GPU GPUs RAM OS UI CLI URL URLs TTY PDF JSON YAML HTML CSS DNS TCP UDP TLS SSL HTTP HTTPS "
     "IP ID IDs PID SDK IDE".split())

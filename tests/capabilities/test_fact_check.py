@@ -216,7 +216,7 @@ def test_the_tuning_set_of_2026_12_06_has_no_false_alarm_and_every_fabrication_c
     ("It copies 100 GiB.", "Use 'dd count=100GiB'."),
     ("It shipped on May 1.", "It shipped on May 1, 2024."),
     ("它于7月24日发布。", "apt 2.5.2（2022年7月24日）"),
-    ("Debian's Marc Haber uploaded it; read its NEWS file.", "Marc Haber uploaded it to Debian."),
+    ("Debian's Marc Haber uploaded it; read its README file.", "Marc Haber uploaded it to Debian."),
     ("It stores everything in SQLite.", "It links libsqlite3 through sqlite3."),
     ("管理员说可以。", "可以。"),
     ("读三遍。", "读了三次。"),
