@@ -419,7 +419,7 @@ def _scan_names(scan: _Scan) -> None:
             flush()
             previous_end = m.end()
             continue
-        if _capitalised(m.group()) and m.group() not in DOCUMENT_NAMES:
+        if _capitalised(m.group()) and m.group() not in DOCUMENT_NAMES and not _unit_word(m.group()):
             run.append(m)
             if re.search(r"['’]s$", m.group()):
                 flush()  # "Debian's Marc Haber": a possessive ends a name
@@ -434,6 +434,11 @@ DOCUMENT_NAMES = frozenset("README CHANGELOG ChangeLog CHANGES LICENSE COPYING I
                            "HACKING CONTRIBUTING".split()) | frozenset(  # and common technical nouns written as acronyms
     "CI CD API APIs CPU CPUs GPU GPUs RAM OS UI CLI URL URLs TTY PDF JSON YAML HTML CSS DNS TCP UDP TLS SSL HTTP HTTPS "
     "IP ID IDs PID SDK IDE".split())
+def _unit_word(token: str) -> bool:
+    """A unit named on its own ("默认单位是 KiB", "in MB") is no name; one letter (W, T) may be an initial."""
+    return len(token) > 1 and token.lower() in UNITS
+
+
 _OPTION = re.compile(r"(?:^|.?[^\w-])--?$", re.S)
 HONORIFICS = frozenset("Dr Mr Mrs Ms Miss Prof Professor Sir Dame Mx".split())
 SPEECH = re.compile(r"\s+(?:said|says|told|added|explained|argued|wrote|writes|noted|notes|stated|recalled|warned|"
