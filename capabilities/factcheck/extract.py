@@ -343,6 +343,8 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     pattern = rf"({_ZH_NUM})({zh_unit})?" if number_words else rf"([{_ZH_DIGITS}]*[十百千万亿][{_ZH_DIGITS}]*)({zh_unit})?"
     pattern += rf"(?![{_ZH_DIGITS}]*进制)"  # 十六进制 is hexadecimal, not 16
     for m in re.finditer(pattern, scan.masked):
+        if not number_words and (len(m.group(1)) == 1 or m.group(1)[0] in "万亿"):
+            continue  # a lone 千, 万, 十 in an article is a word: 千字节 (kilobyte), 万一 (in case), 十分 (very)
         value = zh_number(m.group(1))
         if value is not None:
             scan.take(m, FactKind.number, _key(value), UNITS.get(m.group(2) or ""))
@@ -417,7 +419,7 @@ def _scan_names(scan: _Scan) -> None:
             flush()
             previous_end = m.end()
             continue
-        if _capitalised(m.group()) and m.group() not in DOCUMENT_NAMES:
+        if _capitalised(m.group()) and m.group() not in DOCUMENT_NAMES and not _unit_word(m.group()):
             run.append(m)
             if re.search(r"['’]s$", m.group()):
                 flush()  # "Debian's Marc Haber": a possessive ends a name
@@ -428,10 +430,15 @@ def _scan_names(scan: _Scan) -> None:
 
 
 # a project's own files named in prose ("its NEWS file", "the README"): documents, not names
-DOCUMENT_NAMES = frozenset("README NEWS CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
+DOCUMENT_NAMES = frozenset("README CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
                            "HACKING CONTRIBUTING".split()) | frozenset(  # and common technical nouns written as acronyms
     "CI CD API APIs CPU CPUs GPU GPUs RAM OS UI CLI URL URLs TTY PDF JSON YAML HTML CSS DNS TCP UDP TLS SSL HTTP HTTPS "
     "IP ID IDs PID SDK IDE".split())
+def _unit_word(token: str) -> bool:
+    """A unit named on its own ("默认单位是 KiB", "in MB") is no name; one letter (W, T) may be an initial."""
+    return len(token) > 1 and token.lower() in UNITS
+
+
 _OPTION = re.compile(r"(?:^|.?[^\w-])--?$", re.S)
 HONORIFICS = frozenset("Dr Mr Mrs Ms Miss Prof Professor Sir Dame Mx".split())
 SPEECH = re.compile(r"\s+(?:said|says|told|added|explained|argued|wrote|writes|noted|notes|stated|recalled|warned|"
