@@ -54,7 +54,7 @@ DEPLOYMENT_KEYS = frozenset({
     "otel_exporter_otlp_traces_endpoint", "otel_exporter_otlp_protocol", "otel_exporter_otlp_headers",
     "otel_exporter_otlp_timeout", "otel_service_name", "otel_resource_attributes", "otel_bsp_max_queue_size",
     "otel_bsp_schedule_delay", "otel_bsp_max_export_batch_size", "otel_instrumentation_genai_capture_message_content",
-    "prune_after_days", "prune_cron",
+    "prune_after_days", "prune_cron", "prune_archive_dir",
 })
 PIPELINE_KEYS = frozenset(Settings.model_fields) - DEPLOYMENT_KEYS - SECRET_KEYS - {"pipeline"}
 

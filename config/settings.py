@@ -154,9 +154,10 @@ class Settings(BaseSettings):
     schedule_catch_up: Literal["all", "latest", "none"] = "all"
     report_cron: str = "55 23 * * *"
     # retention (pipeline.ledger.prune): the daemon clears the bulky texts of runs older than this many days,
-    # at PRUNE_CRON (UTC), without an archive (`factline db prune --archive` keeps them); 0: never
+    # at PRUNE_CRON (UTC); 0: never. With PRUNE_ARCHIVE_DIR it first appends them to prune-<UTC date>.jsonl there
     prune_after_days: int = Field(0, ge=0, le=36_500)
     prune_cron: str = "30 3 * * *"
+    prune_archive_dir: Path | None = None
     alert_webhook_url: str | None = None
     alert_deadline_seconds: float = seconds(10.0, HOUR)  # one POST, all of it (pipeline.webhook)
     metrics_host: str = "127.0.0.1"
@@ -429,6 +430,9 @@ def _places_writable(settings: Settings) -> list[str]:
     site = settings.local_site_dir
     if settings.publish_target == "local" and not _creatable(site, folder=True):
         problems.append("invalid setting LOCAL_SITE_DIR: not a folder this process can create or write in")
+    archive = settings.prune_archive_dir
+    if settings.prune_after_days and archive is not None and not _creatable(archive, folder=True):
+        problems.append("invalid setting PRUNE_ARCHIVE_DIR: not a folder this process can create or write in")
     return problems
 
 

@@ -34,6 +34,7 @@ UNITS = {
     "day": "day", "days": "day", "天": "day", "week": "week", "weeks": "week", "周": "week",
     "month": "month", "months": "month", "个月": "month", "year": "year_unit", "years": "year_unit", "年": "year_unit",
     "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "byte": "byte", "bytes": "byte",
+    "kib": "kib", "mib": "mib", "gib": "gib", "tib": "tib",
     "km": "km", "m": "m", "cm": "cm", "mm": "mm", "kg": "kg", "g": "g", "t": "t", "tonnes": "t", "tons": "t",
     "kilometres": "km", "kilometers": "km", "kilometre": "km", "kilometer": "km", "metres": "m", "meters": "m",
     "metre": "m", "meter": "m", "kilograms": "kg", "kilogram": "kg", "tonne": "t", "ton": "t",
@@ -46,14 +47,16 @@ UNITS = {
     "gigawatt-hours": "gwh", "gigawatt-hour": "gwh", "terawatt-hours": "twh", "terawatt-hour": "twh",
     "hz": "hz", "khz": "khz", "mhz": "mhz", "ghz": "ghz", "mph": "mph", "km/h": "km/h", "°c": "c", "℃": "c",
     "words": "word", "word": "word", "字": "word", "tokens": "token", "token": "token",
-    "cores": "core", "core": "core", "次": "times", "times": "times", "个": None, "名": "person", "人": "person",
+    "characters": "char", "character": "char", "chars": "char", "字符": "char", "个字符": "char", "字节": "byte",
+    "个字节": "byte",
+    "cores": "core", "core": "core", "次": "times", "遍": "times", "times": "times", "个": None, "名": "person", "人": "person",
     "people": "person", "persons": "person", "位": "person",
     # Chinese counters: 120万块 is not 120万吨; a number without a counter (个, or none) matches any
     "块": "块", "台": "台", "件": "件", "辆": "辆", "座": "座", "条": "条", "家": "家", "所": "所", "本": "册",
     "册": "册", "张": "张", "架": "架", "艘": "艘", "套": "套",
 }
 ZH_COUNTED = ("条", "台", "块", "件", "名", "位", "人", "次", "家", "座", "辆", "天", "年", "个月", "周", "小时", "分钟",
-              "秒", "本", "册", "张", "项", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
+              "秒", "本", "册", "张", "项", "遍", "个字符", "个字节", "字符", "字节", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 MONEY_SUFFIXES = {"k": 1000, "m": 10**6, "bn": 10**9, "b": 10**9}
 CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny", "￥": "cny"}
@@ -94,7 +97,8 @@ def normalise(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """Normalised words: Latin runs and digits as words, each CJK character a word, punctuation dropped."""
-    return re.findall(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_]+(?:['’][^\W_]+)?", normalise(text).replace("'s ", " "))
+    return re.findall(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u9fff\uf900-\ufaff]+(?:['’][^\W_\u3400-\u9fff\uf900-\ufaff]+)?",
+                      normalise(text).replace("'s ", " "))  # Redis于2022年: 'redis' is a word of its own
 
 
 def has_run(haystack: list[str], needle: list[str]) -> int:
@@ -189,7 +193,10 @@ def _sentence(text: str, at: int) -> str:
 
 
 ENUMERATORS = re.compile(r"\b(Fact|Step|Part|Section|Chapter|Tip|Point|Rule|Lesson|Reason|Option|Phase|Stage|Item|"
-                         r"Lesson|Question|Example|Figure|Table)\s+(\d{1,2})\b|第\s*\d{1,2}\s*(?=[步章节部分点条个])")
+                         r"Lesson|Question|Example|Figure|Table)\s+(\d{1,2})\b|第\s*\d{1,2}\s*(?=[步部分点条个])|"
+                         r"(?:^|(?<=\n))[#>*\-\s]*第\s*\d{1,2}\s*(?=[章节]\s*[：:])", re.M)
+# a manual page's section after its name, groupadd(8), ioctl(2), is part of the name, not a number
+MAN_SECTION = re.compile(r"(?<=[A-Za-z0-9_])\(\d[a-z]{0,4}\)")
 
 
 def _clean(markdown: str) -> str:
@@ -197,6 +204,7 @@ def _clean(markdown: str) -> str:
     only count the article's own parts ("Fact 2:", "Step 3", 第2步)."""
     text = re.sub(r"\[(\d{1,2})\](?!\()", " ", markdown)
     text = ENUMERATORS.sub(lambda m: (m.group(1) or "第") + " " * (m.end() - m.start() - len(m.group(1) or "第")), text)
+    text = MAN_SECTION.sub(lambda m: " " * len(m.group()), text)
     text = re.sub(r"^\s{0,3}(?:#{1,6}|[-*+>]|\d{1,3}[.)])\s+", "\n", text, flags=re.M)
     text = re.sub(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`", "", text)
     return re.sub(r"\[([^\]]*)\]\((https?://[^)\s]+)\)", r"\1 \2", text)
@@ -211,21 +219,25 @@ def _scan_urls(scan: _Scan) -> None:
 def _scan_dates(scan: _Scan) -> None:
     patterns = (
         (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", lambda g: (g[2], g[0], g[1])),
-        (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
+        (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
         (r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])", lambda g: (g[0], g[1], g[2])),
         (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (g[0], g[1], g[2])),
         (rf"({_ZH_NUM})年({_ZH_NUM})月({_ZH_NUM})[日号]", lambda g: (g[0], g[1], g[2])),
         (rf"\b({_MONTH})\s+(?:of\s+)?(\d{{4}})\b", lambda g: (g[1], g[0], None)),
         (r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)", lambda g: (g[0], g[1], None)),
+        # a month and a day without a year (May 1, 1 May, 5月1日): found in a source's full date of that day
+        (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s*\d)", lambda g: (None, g[0], g[1])),
+        (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})(?![\w.]|\.\w)", lambda g: (None, g[1], g[0])),
+        (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (None, g[0], g[1])),
     )
     for pattern, order in patterns:
         for m in re.finditer(pattern, scan.masked, flags=re.I):
             year, month, day = order(m.groups())
-            y, mo = _int(year), MONTHS.get(month.lower().rstrip(".")) if month[0].isalpha() else _int(month)
+            y, mo = _int(year) if year else None, MONTHS.get(month.lower().rstrip(".")) if month[0].isalpha() else _int(month)
             d = _int(day) if day else None
-            if y is None or mo is None or not 1 <= mo <= 12 or (d is not None and not 1 <= d <= 31):
+            if (y is None and (year or d is None)) or mo is None or not 1 <= mo <= 12 or (d is not None and not 1 <= d <= 31):
                 continue
-            scan.take(m, FactKind.date, f"{y:04d}-{mo:02d}" + (f"-{d:02d}" if d else ""))
+            scan.take(m, FactKind.date, (f"{y:04d}-" if y is not None else "") + f"{mo:02d}" + (f"-{d:02d}" if d else ""))
 
 
 def _int(text: str) -> int | None:
@@ -250,6 +262,24 @@ def _scan_money(scan: _Scan) -> None:
     for m in re.finditer(rf"(?<!第)({_ZH_NUM})(美元|欧元|元)", scan.masked):  # 三十元, 一千四百万欧元
         if (value := zh_number(m.group(1))) is not None:
             scan.take(m, FactKind.money, f"{CURRENCY_WORDS[m.group(2)]}:{_key(value)}")
+
+
+_RANGE = re.compile(r"(?<![A-Za-z0-9_.,\-/])(?P<a>\d+(?:\.\d+)?)\s?(?:[-–—~～到至]|\s(?:to|and)\s)\s?(?P<b>\d+(?:\.\d+)?)"
+                    rf"\s?(?P<u>%|％|percent\b|per cent\b|(?:{_UNIT_RE})(?![a-z]))", re.I)
+
+
+def _scan_ranges(scan: _Scan) -> None:
+    """A range gives its unit to both ends: 60-70% is 60% and 70%, 25-30分钟 is 25 and 30 minutes."""
+    for m in list(_RANGE.finditer(scan.masked)):
+        unit = m.group("u").lower()
+        for end in ("a", "b"):
+            key = _key(Decimal(m.group(end)))
+            if UNITS.get(unit) == "percent":
+                scan.take(m, FactKind.percent, key, group=end)
+            else:
+                scan.take(m, FactKind.number, key, UNITS.get(unit), group=end)
+        start, stop = m.span("u")
+        scan.masked = scan.masked[:start] + " " * (stop - start) + scan.masked[stop:]  # MB is no name either
 
 
 def _scan_percent(scan: _Scan) -> None:
@@ -278,9 +308,24 @@ def _rate(text: str, start: int, end: int) -> str | None:
     return None
 
 
+# a version: three or more parts anywhere (2.5.3), or two glued to a word or a v (coreutils-6.7, v5.15)
+_VERSION = re.compile(r"(?:(?<![\w.,/-])(?=\d+\.\d+\.\d)|(?<=[A-Za-z]-)|(?<=(?<![\w])[vV]))(\d+(?:\.\d+){1,3})(?![\w]|\.\d)")
+
+
+def _scan_versions(scan: _Scan) -> None:
+    """Versions: 2.5.3 is one fact, kept as written (a changed 2.5.1 is caught); a two-part one glued to a word
+    (coreutils-6.7, v5.15) is the number 6.7, as it would be standing alone."""
+    for m in _VERSION.finditer(scan.masked):
+        version = m.group(1)
+        key = version if version.count(".") > 1 else _key(Decimal(version))
+        scan.take(m, FactKind.number, key, group=1)
+
+
 def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     scale = r"(?:\s*(thousand|million|billion|trillion)\b|\s?(万|亿))?"
     unit = rf"(?:\s?-?\s?({_UNIT_RE})(?![a-z]))?"
+    for m in re.finditer(r"(?<=\d[-–~～])(\d+(?:\.\d+)?)(?![\w.,-]|\.\d)", scan.masked):  # 1-125: 125 too
+        scan.take(m, FactKind.number, _key(Decimal(m.group(1))))
     for m in re.finditer(rf"{_NUM}{scale}{unit}(?![A-Za-z]|\.\d)", scan.masked, flags=re.I):  # not 5xx, not 0.5B
         factor = SCALES.get((m.group(3) or m.group(4) or "").lower(), 1)
         value = _decimal(m.group(1), m.group(2), factor)
@@ -291,9 +336,15 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
         else:
             rate = _rate(scan.masked, m.start(), m.end())
             scan.take(m, FactKind.number, _key(value), f"{unit_name or ''}/{rate}" if rate else unit_name)
+        if number_words and re.search(r"\d\s\d", m.group(1)):  # a source's "status 255 125 if": 255 and 125 too
+            sentence = scan.facts[-1].sentence
+            scan.facts += [Fact(FactKind.number, part, _key(Decimal(part)), sentence) for part in m.group(1).split()]
     zh_unit = "|".join(sorted((re.escape(u) for u in UNITS if re.match(r"[\u4e00-\u9fff]", u)), key=len, reverse=True))
     pattern = rf"({_ZH_NUM})({zh_unit})?" if number_words else rf"([{_ZH_DIGITS}]*[十百千万亿][{_ZH_DIGITS}]*)({zh_unit})?"
+    pattern += rf"(?![{_ZH_DIGITS}]*进制)"  # 十六进制 is hexadecimal, not 16
     for m in re.finditer(pattern, scan.masked):
+        if not number_words and (len(m.group(1)) == 1 or m.group(1)[0] in "万亿"):
+            continue  # a lone 千, 万, 十 in an article is a word: 千字节 (kilobyte), 万一 (in case), 十分 (very)
         value = zh_number(m.group(1))
         if value is not None:
             scan.take(m, FactKind.number, _key(value), UNITS.get(m.group(2) or ""))
@@ -304,11 +355,22 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
         value = words_value(m.group(1))
         compound = len(re.findall(r"[a-z]+", m.group(1).lower())) > 1
-        if not number_words and ((value < 3 and not compound) or STRUCTURE_NOUNS.match(scan.masked, m.end(1))):
+        if not number_words and ((value < 3 and not compound) or STRUCTURE_NOUNS.match(scan.masked, m.end(1))
+                                 or _counts_the_list_after(scan.text, m.end(1), value)):
             continue  # an article's "one of", "two cities", "three reasons" are not checked
         unit_name = UNITS.get((m.group(2) or "").lower()) if m.group(2) else None
         rate = _rate(scan.masked, m.start(), m.end())
         scan.take(m, FactKind.number, _key(value), f"{unit_name or ''}/{rate}" if rate else unit_name)
+
+
+def _counts_the_list_after(text: str, at: int, value: Decimal) -> bool:
+    """"six HTTP codes: 408, 429, 500, 502, 503 and 504" counts the list that follows; it is the article's structure.
+    A count the list contradicts ("five codes: 408, 429, 500, 502, 503 and 504") is still a fact and is checked."""
+    hit = re.match(r"[^.:;!?\n]{0,40}?:\s*([^.;!?\n]+)", text[at:at + 400])
+    if not hit:
+        return False
+    items = [i for i in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", hit.group(1).strip()) if i.strip()]
+    return len(items) == value
 
 
 def _scan_quotes(scan: _Scan) -> None:
@@ -353,14 +415,31 @@ def _scan_names(scan: _Scan) -> None:
         gap = scan.masked[previous_end:m.start()] if previous_end is not None else ""
         if run and (gap.strip() not in ("", "-") or "\n" in gap):
             flush()
-        if _capitalised(m.group()):
+        if _OPTION.match(scan.masked[max(0, m.start() - 3):m.start()]):  # -M, --maxdays: an option, not a name
+            flush()
+            previous_end = m.end()
+            continue
+        if _capitalised(m.group()) and m.group() not in DOCUMENT_NAMES and not _unit_word(m.group()):
             run.append(m)
+            if re.search(r"['’]s$", m.group()):
+                flush()  # "Debian's Marc Haber": a possessive ends a name
         else:
             flush()
         previous_end = m.end()
     flush()
 
 
+# a project's own files named in prose ("its NEWS file", "the README"): documents, not names
+DOCUMENT_NAMES = frozenset("README CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
+                           "HACKING CONTRIBUTING".split()) | frozenset(  # and common technical nouns written as acronyms
+    "CI CD API APIs CPU CPUs GPU GPUs RAM OS UI CLI URL URLs TTY PDF JSON YAML HTML CSS DNS TCP UDP TLS SSL HTTP HTTPS "
+    "IP ID IDs PID SDK IDE".split())
+def _unit_word(token: str) -> bool:
+    """A unit named on its own ("默认单位是 KiB", "in MB") is no name; one letter (W, T) may be an initial."""
+    return len(token) > 1 and token.lower() in UNITS
+
+
+_OPTION = re.compile(r"(?:^|.?[^\w-])--?$", re.S)
 HONORIFICS = frozenset("Dr Mr Mrs Ms Miss Prof Professor Sir Dame Mx".split())
 SPEECH = re.compile(r"\s+(?:said|says|told|added|explained|argued|wrote|writes|noted|notes|stated|recalled|warned|"
                     r"insisted|claimed|claims|believes|thinks|admitted|announced|replied|confirmed)\b")
@@ -387,6 +466,8 @@ def _title_cased(text: str, at: int) -> bool:
     segment = text[start:colon] if colon >= 0 else text[start:line_end]
     if colon < 0 and segment.rstrip().endswith((".", "!", "?")):
         return False  # a sentence, not a heading or a label
+    if re.search(r"[\u3400-\u9fff]{2}", segment):
+        return False  # Latin words inside a Chinese sentence: "由 Michael Vogt 于...", a name
     tokens = [t for t in re.findall(r"[A-Za-z][A-Za-z'’-]*", segment) if len(t) > 3]
     return len(tokens) >= 2 and sum(t[0].isupper() for t in tokens) >= 0.75 * len(tokens)
 
@@ -405,7 +486,7 @@ SURNAMES = ("欧阳 司马 诸葛 上官 东方 令狐 皇甫 尉迟 公孙 慕�
             "臧 闵 苟 邬 边 卞 姬 师 和 仇 栾 隋 商 刁 沙 荣 巫 寇 桑 郎 甄 丛 仲 虞 敖 巩 明 佘 池 乐 匡 戈 双").split()
 TITLES = ("首席执行官 董事长 总经理 园长 店长 组长 厅长 司长 署长 主管 秘书长 发言人 负责人 工程师 研究员 创始人 总裁 主席 总理 总统 总监 主任 经理 馆长 厂长 部长 "
           "院长 校长 市长 局长 县长 省长 区长 镇长 村长 教授 博士 医生 处长 科长 队长 社长 会长 所长 站长 行长 老师 记者 律师 "
-          "书记 主编 编辑 董事 委员 代表 专家 先生 女士").split()
+          "书记 主编 编辑 董事 委员 代表 专家 先生 女士 管理员 维护者 开发者").split()
 ZH_SPEECH = "表示 指出 认为 介绍 强调 宣布 透露 告诉 坦言 回忆 补充 解释 承认 提到 谈到 写道 说 称 问".split()
 _NOT_GIVEN = "的了是在也都就不有这那个些们者人多家我你他她它其和与或对向从把被为以于及等年月日时说称表示认为指出介绍"
 _HAN = r"[\u4e00-\u9fff]"
@@ -437,6 +518,8 @@ def _scan_zh_names(scan: _Scan) -> None:
     for pattern, exact in patterns:
         for m in re.finditer(pattern, scan.masked):
             name = m.group(1)
+            if any(name.startswith(title) for title in TITLES):
+                continue  # 管理员说: a title, not 管 and a given name
             take(m.start(1), m.end(1), name, None if exact else name[:-1])
 
 
@@ -450,8 +533,10 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     _scan_urls(scan)
     _scan_dates(scan)
     _scan_money(scan)
+    _scan_ranges(scan)
     _scan_percent(scan)
     _scan_quotes(scan)
+    _scan_versions(scan)
     _scan_numbers(scan, number_words=source)
     _scan_zh_names(scan)
     _scan_names(scan)

@@ -154,3 +154,145 @@ def test_title_case_headings_and_labels_are_not_names() -> None:
 def test_a_unit_letter_glued_to_a_number_is_no_name() -> None:
     """The B of '0.5B' is part of the model's size, not a name (the embedded trial's fourth run)."""
     assert check_facts("Why the 0.5B model needs constrained mode.", [(1, "Qwen2.5-Coder-0.5B-Instruct.")]).passed
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("The bug went back to version 6.7.", "[bug introduced in coreutils-6.7]"),
+    ("The kernel has supported it since Linux 5.15.", "It was first supported in the v5.15 Linux kernel."),
+    ("In coreutils-9.1 the fix landed.", "* Noteworthy changes in release 9.1 (2022-04-15)"),
+    ("Deprecated since release 2.5.3.", "Deprecated since release 2.5.3 (2007)."),
+])
+def test_a_version_is_found_glued_to_a_word_or_a_v(article: str, source: str) -> None:
+    """coreutils-6.7 and v5.15 hold 6.7 and 5.15 (tuning set 2026-12-06: 4 of its 6 false alarms)."""
+    assert supported(article, source)
+
+
+def test_a_changed_three_part_version_is_caught() -> None:
+    """2.5.3 is one fact: 2.5.1 is not found in it (it was no fact at all before: tuning set 2026-12-06)."""
+    assert not supported("Deprecated since release 2.5.1.", "Deprecated since release 2.5.3 (2007).")
+    assert not supported("自 2.5.1 版起已被弃用。", "自 2.5.3 版（2007年）起已被弃用。")
+
+
+def test_an_option_letter_and_a_manual_section_are_no_facts() -> None:
+    """`-M MAX_DAYS` is an option and its argument, not the name 'M MAX_DAYS'; groupadd(8) names a page, not 8."""
+    source = "-M, --maxdays MAX_DAYS Set the maximum number of days. The exit values: 0 success 2 invalid syntax"
+    assert check_facts("- `-M MAX_DAYS`: how long a password stays valid. All from the groupadd(8) manual.",
+                       [(1, source)]).passed
+    assert sorted(f.text for f in extract_facts("Use -K GID_MIN=100 here.")) == ["100", "GID_MIN"]
+
+
+def test_characters_are_a_unit() -> None:
+    """32 characters is not 32 bytes, 80 个字符 is not 80 个字节 (tuning set 2026-12-06: both were missed)."""
+    assert supported("At most 32 characters.", "Groupnames may only be up to 32 characters long.")
+    assert not supported("At most 32 bytes.", "Groupnames may only be up to 32 characters long.")
+    assert not supported("退回到 80 个字节。", "若都失败，将退回到 80 个字符。")
+
+
+def test_a_latin_name_inside_a_chinese_sentence_is_read() -> None:
+    """'由 Michael Vogt 于...' is a name even though the line looks Title Case once its Chinese is ignored."""
+    source = "apt 2.5.2（2022年7月24日，Julian Andres Klode）：现在会一并升级。"
+    assert not supported("这一变化由 Michael Vogt 于2022年7月24日公布。可将 APT::Get 设为 false。", source)
+    assert supported("这一变化由 Julian Andres Klode 于2022年7月24日公布。", source)
+
+
+def test_a_section_number_the_article_cites_is_a_fact_but_its_own_heading_is_not() -> None:
+    """'对应第 9 节' cites the source's section 9; '第1节：背景' opening a line numbers the article."""
+    assert not supported("--base32 对应第 9 节。", "--base32 与 base32 程序相同 (RFC4648 section 6)")
+    assert [f.text for f in extract_facts("## 第1节：背景\n\n第2步：等待。")] == []
+
+
+def test_the_tuning_set_of_2026_12_06_has_no_false_alarm_and_every_fabrication_caught() -> None:
+    """The set the fixes above were made for (docs/fact-check.md: 6/39 false alarms and 76/83 caught before them)."""
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning-2026-12-06.jsonl")
+    assert sum(score.honest.values()) == 39 and not score.alarms and not score.misses, (score.alarms, score.misses)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("Bills fell 60-70%.", "Bills fell by 60 to 70 percent."),
+    ("需要25-30分钟。", "大约需要25到30分钟。"),
+    ("Carlo Arenas contributed it.", "新代码由Carlo Arenas贡献。"),
+    ("It copies 100 GiB.", "Use 'dd count=100GiB'."),
+    ("It shipped on May 1.", "It shipped on May 1, 2024."),
+    ("它于7月24日发布。", "apt 2.5.2（2022年7月24日）"),
+    ("Debian's Marc Haber uploaded it; read its README file.", "Marc Haber uploaded it to Debian."),
+    ("It stores everything in SQLite.", "It links libsqlite3 through sqlite3."),
+    ("管理员说可以。", "可以。"),
+    ("读三遍。", "读了三次。"),
+])
+def test_what_the_previous_sessions_held_out_set_showed_is_found(article: str, source: str) -> None:
+    """Re-applied from the lost session's note (its held-out set of 2026-12-05): ranges give their unit to both ends,
+    Latin words are not glued to the Chinese after them, GiB, a month and day without a year, possessives and a
+    project's README or NEWS are not names, SQLite is named in sqlite3, 管理员 is a title, 遍 counts like 次."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("Bills fell 60-75%.", "Bills fell by 60 to 70 percent."),
+    ("需要25-30秒。", "大约需要25到30分钟。"),
+    ("It copies 100 GiB.", "It copies 100 GB."),
+    ("It shipped on May 2.", "It shipped on May 1, 2024."),
+    ("它于7月25日发布。", "apt 2.5.2（2022年7月24日）"),
+    ("Debian's Marc Weber uploaded it.", "Marc Haber uploaded it to Debian."),
+    ("维护者张伟说可以。", "可以。"),
+    ("读五遍。", "读了三次。"),
+])
+def test_those_rules_still_catch_a_changed_fact(article: str, source: str) -> None:
+    """A range end, a unit, a day, a name after a possessive or after 维护者: each still checked."""
+    assert not supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("It documents GNU coreutils 9.1.", "Written by Padraig Brady. GNU coreutils 9.1 September 2022"),
+    ("A status of 124 means the command exited with 255.", "124 if the command exited with status 255 125 if killed"),
+    ("123 when a run exited with a status from 1 to 125.", "123 if any invocation of the command exited with status 1-125"),
+    ("It retries one of six HTTP codes: 408, 429, 500, 502, 503 and 504.", "HTTP 408, 429, 500, 502, 503 or 504"),
+    ("-x 则用十六进制后缀。", "-x use hex suffixes starting at 0, not alphabetic"),
+    ("In CI, a step that ends with 124 timed out.", "124 if COMMAND times out"),
+])
+def test_what_the_second_tuning_set_showed_is_found(article: str, source: str) -> None:
+    """The second tuning set's false alarms (docs/fact-check.md): a version before a month, exit codes run together
+    or in a range, a count of the list after it, 十六进制, a common acronym."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("It documents GNU coreutils 9.2.", "Written by Padraig Brady. GNU coreutils 9.1 September 2022"),
+    ("A status from 1 to 126.", "123 if any invocation of the command exited with status 1-125"),
+    ("It retries one of five HTTP codes: 408, 429, 500, 502, 503 and 504.", "HTTP 408, 429, 500, 502, 503 or 504"),
+    ("后缀默认三个字符。", "generate suffixes of length N (default 2)"),
+])
+def test_a_changed_fact_next_to_those_is_still_caught(article: str, source: str) -> None:
+    """A changed version, range end, a count the list contradicts, a Chinese count of characters."""
+    assert not supported(article, source)
+
+
+def test_the_second_tuning_set_flags_only_the_examples_its_writer_invented() -> None:
+    """What is left of its false alarms are numbers no source holds (timeout 2.5m, sleep 0.5, 2.5 seconds)."""
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning2-2026-12-06.jsonl")
+    assert [a.rsplit(": ", 1)[1] for a in score.alarms] == ["'2.5m'", "'2.5'", "'0.5'"], score.alarms
+    assert len(score.misses) <= 2, score.misses  # true numbers moved to another claim: documented as not checked
+
+
+def test_a_lone_chinese_scale_word_is_no_number() -> None:
+    """千字节 is a kilobyte, 万一 'just in case', 十分 'very' (third tuning set); 三千 and 2万 are still numbers."""
+    assert supported("--record-size=10K 表示 10 千字节，十分方便，万一出错再改。", "--record-size=10K, for 10 Kilobytes.")
+    assert not supported("共有三千个文件。", "There are 3,200 files.")
+
+
+def test_a_unit_named_on_its_own_is_no_name() -> None:
+    """'默认单位是 KiB' names a unit, not a person (fourth tuning set); a one-letter initial may still be a name."""
+    assert supported("默认单位是 KiB，也可以用 MB。", "Display the amount of memory in kibibytes. This is the default.")
+
+
+@pytest.mark.parametrize("name", ["tuning3-2026-12-06.jsonl", "tuning4-2026-12-06.jsonl"])
+def test_the_third_and_fourth_tuning_sets_have_no_false_alarm(name: str) -> None:
+    """Their false alarms (2/8 and 1/6 before the fixes for them, docs/fact-check.md) are gone; what they miss are
+    true numbers of the source moved to another claim, which the check documents as not checked."""
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / name)
+    assert not score.alarms and len(score.misses) <= 2, (score.alarms, score.misses)
