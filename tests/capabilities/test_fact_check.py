@@ -309,3 +309,10 @@ def test_a_dotted_range_and_an_iso_timestamp_are_read_whole(article: str, source
 
 def test_a_changed_end_of_a_dotted_range_is_caught() -> None:
     assert not supported("%V runs from 01 to 54.", "%V ISO week number (01..53)")
+
+
+def test_the_fifth_tuning_set_flags_only_the_digit_counts_its_writer_derived() -> None:
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning5-2026-12-06.jsonl")
+    assert score.alarms == ["en-date: 2 facts not in the sources: 'three', 'nine'"] and not score.misses, score.alarms
