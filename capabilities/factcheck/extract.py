@@ -381,7 +381,9 @@ def _scan_quotes(scan: _Scan) -> None:
                              scan.masked):
             quoted = words(m.group(1))
             cjk = sum(1 for w in quoted if re.match(r"[\u3400-\u9fff]", w))
-            if len(quoted) - cjk >= 3 or cjk >= 4:
+            # “分解时间”, a term of 4 or 5 Chinese characters alone, is no quotation; a sentence or a mix still is
+            term = cjk == len(quoted) and cjk < 6 and not re.search(r"[，。！？；、,.!?;]", m.group(1))
+            if len(quoted) - cjk >= 3 or (cjk >= 4 and not term):
                 scan.take(m, FactKind.quote, " ".join(quoted), group=1)
     for m in re.finditer(r"《([^《》\n]{1,100})》", scan.masked):
         scan.take(m, FactKind.title, " ".join(words(m.group(1))), group=1)

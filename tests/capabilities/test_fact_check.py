@@ -316,3 +316,11 @@ def test_the_fifth_tuning_set_flags_only_the_digit_counts_its_writer_derived() -
 
     score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning5-2026-12-06.jsonl")
     assert score.alarms == ["en-date: 2 facts not in the sources: 'three', 'nine'"] and not score.misses, score.alarms
+
+
+def test_a_short_chinese_term_in_quotation_marks_is_no_quotation() -> None:
+    """“分解时间” translates the source's "broken down time" (sixth tuning set); a quoted sentence is still checked."""
+    source = 'gmtime outputs a "broken down time" representation.'
+    assert supported("gmtime 输出“分解时间”数组。", source)
+    assert not supported("作者写道：“要看 available，而不是 free。”", source)
+    assert not supported("他说：“这里的白鹭特别多。”", source)
