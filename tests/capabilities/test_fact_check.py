@@ -296,3 +296,31 @@ def test_the_third_and_fourth_tuning_sets_have_no_false_alarm(name: str) -> None
 
     score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / name)
     assert not score.alarms and len(score.misses) <= 2, (score.alarms, score.misses)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("%S runs from 00 to 60 and %V from 01 to 53.", "%S second (00..60) %V ISO week number (01..53)"),
+    ("The example is 2006-08-14T02:34:56-06:00.", "Example: 2006-08-14T02:34:56-06:00"),
+])
+def test_a_dotted_range_and_an_iso_timestamp_are_read_whole(article: str, source: str) -> None:
+    """00..60 holds 60, and the T02 of an ISO timestamp is no name (fifth tuning set)."""
+    assert supported(article, source)
+
+
+def test_a_changed_end_of_a_dotted_range_is_caught() -> None:
+    assert not supported("%V runs from 01 to 54.", "%V ISO week number (01..53)")
+
+
+def test_the_fifth_tuning_set_flags_only_the_digit_counts_its_writer_derived() -> None:
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning5-2026-12-06.jsonl")
+    assert score.alarms == ["en-date: 2 facts not in the sources: 'three', 'nine'"] and not score.misses, score.alarms
+
+
+def test_a_short_chinese_term_in_quotation_marks_is_no_quotation() -> None:
+    """“分解时间” translates the source's "broken down time" (sixth tuning set); a quoted sentence is still checked."""
+    source = 'gmtime outputs a "broken down time" representation.'
+    assert supported("gmtime 输出“分解时间”数组。", source)
+    assert not supported("作者写道：“要看 available，而不是 free。”", source)
+    assert not supported("他说：“这里的白鹭特别多。”", source)
