@@ -6,6 +6,7 @@ from datetime import date, datetime, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
+from loguru import logger
 
 from config import ConfigError, Settings
 from config.cron import cron_trigger, tick_time
@@ -25,7 +26,10 @@ def test_report_of_a_day_without_publications_says_so_first(settings: Settings, 
     """`factline report --day` for an empty day of a ledger: the first line says there were no publications."""
     monkeypatch.setenv("DATABASE_URL", settings.database_url)
     open_ledger(settings.database_url)  # report only reads: the ledger must be there
-    assert main(["report", "--day", "2026-01-01"]) == 0
+    try:
+        assert main(["report", "--day", "2026-01-01"]) == 0
+    finally:  # main() sent the log to capsys's stream, closed after this test: a later test's events would fail
+        logger.remove()  # there, and print a loguru traceback on its stderr (test_bad_links checks it has none)
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "2026-01-01 (UTC): no publications"
 
