@@ -42,10 +42,11 @@ test: install model browser spin phoenix
 	$(PY) -m pytest
 
 # SQLite only unless FACTLINE_TEST_BACKENDS says otherwise (make test covers PostgreSQL too); two pytest-xdist
-# workers, one per core (FACTLINE_TEST_WORKERS=0: one process, as make test runs)
+# workers, one per core (FACTLINE_TEST_WORKERS=0: one process, as make test runs), each given whole files, so
+# that a module's fixture (a ledger of real runs) is built once
 test-fast: install
 	FACTLINE_TEST_BACKENDS=$${FACTLINE_TEST_BACKENDS:-sqlite} $(PY) -m pytest -q -m "not slow and not external" \
-		-n $${FACTLINE_TEST_WORKERS:-2}
+		-n $${FACTLINE_TEST_WORKERS:-2} --dist loadfile
 
 bench-short: install
 	$(PY) -m pip install -q -e '.[test,bench]'
