@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from config import ConfigError, load_pipelines, select
+from config import ConfigError, load_config, select
 from pipeline.commands import (amend, audit, daemon, db, diff, guard, model, pipelines, probe, report, review, run, runs,
                                site, web, worker)
 from pipeline.commands.common import CommandError, Handler, stdout_closed
@@ -94,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _complete(parser)
     args = parser.parse_args(argv)
     try:
-        args.fleet = load_pipelines()  # config.pipelines: one pipeline `content` without a pipelines file
+        args.config = load_config()  # config.pipelines: one pipeline `content` without a pipelines file
+        args.fleet = args.config.pipelines
         one = args.command == "run" or getattr(args, "pipeline", None) is not None
         settings = (select(args.fleet, getattr(args, "pipeline", None)) if one else args.fleet[0]).settings
     except ConfigError as exc:

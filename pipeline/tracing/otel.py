@@ -36,7 +36,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from config import Settings
 from config.secrets import Redactor
-from config.settings import key_values
+from config.values import key_values
 from pipeline.tracing.base import Span, Tracing
 
 PROVIDER = "openai"  # gen_ai.provider.name: every endpoint factline talks to speaks the OpenAI protocol

@@ -7,8 +7,9 @@
 - ``confirm_publish`` (RabbitMQ): ``send_task`` returns only when the broker has the persistent message
   on its durable queue, so ``sent_at`` means "survives a broker restart".
 - RabbitMQ closes a channel whose delivery stays unacknowledged past its ``consumer_timeout``
-  (default 30 min): runs must end before it (RUN_MAX_SECONDS, default 15 min, is checked at worker
-  start). Redis re-delivers an unacknowledged task after ``visibility_timeout``, set to 2 x the longest
+  (default 30 min): runs must end before it (RUN_MAX_SECONDS, default 15 min, is checked with the
+  other settings, config.settings CROSS_CHECKS: every command refuses 1800 s or more under EXECUTOR=celery
+  over amqp://). Redis re-delivers an unacknowledged task after ``visibility_timeout``, set to 2 x the longest
   RUN_MAX_SECONDS of any pipeline (at least one hour) so a long run is never given to a second worker
   while the first is alive.
 """
@@ -22,7 +23,6 @@ from celery import Celery
 from config import ConfigError, Settings
 
 TASK = "factline.run_tick"
-RABBITMQ_CONSUMER_TIMEOUT_SECONDS = 1800
 MIN_VISIBILITY_TIMEOUT_SECONDS = 3600
 
 

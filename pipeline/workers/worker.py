@@ -36,7 +36,7 @@ from pipeline.outcome import Verdict, one_line
 from pipeline.review.publisher import continue_approved
 from pipeline.runner import run_once
 from pipeline.runtime import Publisher, Runtime, open_runtimes
-from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, check_broker, make_app
+from pipeline.workers.app import TASK, check_broker, make_app
 
 
 class TickRunner:
@@ -166,11 +166,6 @@ def run_worker(pipelines: Sequence[Settings], concurrency: int, announce: Callab
     settings = pipelines[0]
     if settings.executor != "celery":
         raise ConfigError("invalid setting EXECUTOR: factline worker needs EXECUTOR=celery")
-    rabbitmq = settings.celery_broker_url.startswith("amqp")  # Redis has no consumer timeout (app.visibility_timeout)
-    for pipeline in pipelines:
-        if rabbitmq and pipeline.run_max_seconds >= RABBITMQ_CONSUMER_TIMEOUT_SECONDS:
-            raise ConfigError(f"invalid setting RUN_MAX_SECONDS (pipeline {pipeline.pipeline!r}): must be below "
-                              f"{RABBITMQ_CONSUMER_TIMEOUT_SECONDS} s, RabbitMQ's consumer timeout")
     check_broker(settings)
     cut = threading.Event()  # set WARM_SHUTDOWN_GRACE_SECONDS into a warm shutdown: every request in flight ends
     with open_runtimes(pipelines, stop=cut) as runtimes:

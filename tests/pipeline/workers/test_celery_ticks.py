@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, update
 
-from config import load_pipelines
+from config import load_config
 from config.cron import parse_cron
 from pipeline.ledger.models import Publication, Run, RunEvent, ToolCall
 from pipeline.runner import run_once
@@ -125,7 +125,7 @@ def test_redis_hands_a_task_to_another_worker_only_after_the_longest_run_any_pip
                     '[[pipelines]]\nname = "long"\nrun_max_seconds = 5400\n', encoding="utf-8")
     monkeypatch.setenv("FACTLINE_CONFIG", str(path))
     monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
-    pipelines = [p.settings for p in load_pipelines()]
+    pipelines = [p.settings for p in load_config().pipelines]
     assert make_app(pipelines).conf.broker_transport_options["visibility_timeout"] == 10800
     assert make_app(pipelines[:1]).conf.broker_transport_options["visibility_timeout"] == 3600
 
