@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from config.values import (DAY, HOUR, MAX_CONTEXT, BindHost, BrokerUrl, Cron, DatabaseUrl, HttpUrl, KeyValues,
+from config.values import (HOUR, MAX_CONTEXT, BindHost, BrokerUrl, Cron, DatabaseUrl, HttpUrl, KeyValues,
                            LogFormat, LogLevel, Port, SecretKeyValues, Token, seconds)
 
 RABBITMQ_CONSUMER_TIMEOUT_SECONDS = 1800  # RabbitMQ's default consumer_timeout: an unacked delivery's channel closes
@@ -38,7 +38,7 @@ class Ledger(Group):
     url: DatabaseUrl = var("sqlite:///var/factline.db", "DATABASE_URL")
 
 
-class Executor(Group):
+class Execution(Group):
     """Where runs execute: in the daemon's process, or on Celery workers (pipeline.executors, pipeline.workers)."""
 
     kind: Literal["inline", "celery"] = var("inline", "EXECUTOR")
@@ -139,7 +139,7 @@ class Deployment(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
 
     ledger: Ledger = Ledger()
-    executor: Executor = Executor()
+    executor: Execution = Execution()
     logs: Logs = Logs()
     metrics: Metrics = Metrics()
     web: Web = Web()

@@ -20,7 +20,8 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from sqlalchemy.engine import make_url
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
-from config.deployment import DEPLOYMENT_KEYS, RABBITMQ_CONSUMER_TIMEOUT_SECONDS, Deployment, load_deployment
+from config.deployment import (DEPLOYMENT_KEYS, RABBITMQ_CONSUMER_TIMEOUT_SECONDS, VARIABLES, Deployment,
+                               load_deployment, nest)
 from config.errors import ConfigError
 from config.topics import TopicsFileError, read_jsonl_topics
 from config.values import (BARE_HOST, DAY, HOUR, MAX_BYTES, MAX_CONTEXT, BindHost, BrokerUrl, Cron, DatabaseUrl,
@@ -216,12 +217,10 @@ class Settings(BaseSettings):
             raise ValueError("must name the model (it is empty)")
         return value
 
-    def tracing_on(self) -> bool:
-        """Whether OTEL_* settings ask for traces: an exporter named, or an OTLP endpoint given."""
-        if self.otel_sdk_disabled or self.otel_traces_exporter == "none":
-            return False
-        return self.otel_traces_exporter is not None or bool(
-            self.otel_exporter_otlp_endpoint or self.otel_exporter_otlp_traces_endpoint)
+    def deployment(self) -> Deployment:
+        """The deployment's values these settings were loaded with (config.deployment; the same in every pipeline
+        of a process): what opening one pipeline on its own needs (pipeline.runtime.open_runtime)."""
+        return Deployment(**nest({name: getattr(self, name.lower()) for name in VARIABLES}))
 
     def wordpress_site(self) -> tuple[str, str, SecretStr]:
         """WORDPRESS_URL, WORDPRESS_USER and WORDPRESS_APP_PASSWORD; a ConfigError names every one missing."""

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from capabilities import CATALOG
 from capabilities.base import Capability, PublishTarget
 from capabilities.targets import open_target
-from config import Settings
+from config import Deployment, Settings
 from config.secrets import Redactor
 from pipeline.http import RunDeadline, http_client
 from pipeline.catalog import catalog_version, prompt_version
@@ -112,19 +112,21 @@ def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoin
 
 @contextmanager
 def open_runtime(settings: Settings) -> Iterator[Runtime]:
-    with open_runtimes([settings]) as runtimes:
+    """One pipeline's Runtime, in the deployment its settings were loaded with."""
+    with open_runtimes(settings.deployment(), [settings]) as runtimes:
         yield runtimes[settings.pipeline]
 
 
 @contextmanager
-def open_runtimes(pipelines: Sequence[Settings], stop: threading.Event | None = None) -> Iterator[dict[str, Runtime]]:
-    """One Runtime per pipeline, by name; everything they started stops when the block ends.
+def open_runtimes(deployment: Deployment, pipelines: Sequence[Settings],
+                  stop: threading.Event | None = None) -> Iterator[dict[str, Runtime]]:
+    """One Runtime per pipeline of the deployment, by name; everything they started stops when the block ends.
 
     ``stop`` (the daemon's SIGTERM) ends every request in flight as the run deadline does."""
     started = time.monotonic()
     with ExitStack() as stack:
-        sessions = open_ledger(pipelines[0].database_url)  # a deployment setting: the same for every pipeline
-        tracing = open_tracing(pipelines[0], Redactor.of(*pipelines))  # OTEL_* are deployment settings too
+        sessions = open_ledger(deployment.ledger.url)
+        tracing = open_tracing(deployment.otel, Redactor.of(*pipelines))
         stack.callback(tracing.close)
         local: dict[str, Endpoint] = {}
         local_site: PublishTarget | None = None  # one local site serves every pipeline (LOCAL_SITE_* are deployment-wide)

@@ -15,6 +15,7 @@ import sys
 import threading
 from typing import Any
 
+from config import Deployment
 from pipeline.localmodel import (
     LocalModelServer,
     ensure_local_model,
@@ -62,24 +63,24 @@ def register(sub: Any) -> None:
     status.add_argument("--full", action="store_true", help="re-hash the model file instead of trusting its stamp")
 
 
-def _build(settings: Any, args: argparse.Namespace) -> int:
-    ensure_server_binary(settings.model_cache_dir, _progress)
+def _build(deployment: Deployment, settings: Any, args: argparse.Namespace) -> int:
+    ensure_server_binary(deployment.model.cache_dir, _progress)
     return 0
 
 
-def _fetch(settings: Any, args: argparse.Namespace) -> int:
-    ensure_weights(settings.model_cache_dir, _progress)
+def _fetch(deployment: Deployment, settings: Any, args: argparse.Namespace) -> int:
+    ensure_weights(deployment.model.cache_dir, _progress)
     return 0
 
 
-def _serve(settings: Any, args: argparse.Namespace) -> int:
+def _serve(deployment: Deployment, settings: Any, args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        binary, model = ensure_local_model(settings.model_cache_dir, _progress)
+        binary, model = ensure_local_model(deployment.model.cache_dir, _progress)
         server = LocalModelServer(
-            binary, model, settings.model_cache_dir / "logs" / "llama-server.log",
-            port=args.port, ctx_size=settings.local_model_ctx, threads=settings.local_model_threads,
+            binary, model, deployment.model.cache_dir / "logs" / "llama-server.log",
+            port=args.port, ctx_size=deployment.model.ctx, threads=deployment.model.threads,
         )
         with server:
             emit(server.base_url)
@@ -95,8 +96,8 @@ def _serve(settings: Any, args: argparse.Namespace) -> int:
             signal.signal(sig, handler)
 
 
-def _status(settings: Any, args: argparse.Namespace) -> int:
-    cache = settings.model_cache_dir
+def _status(deployment: Deployment, settings: Any, args: argparse.Namespace) -> int:
+    cache = deployment.model.cache_dir
     binary, model = server_binary_path(cache), model_path(cache)
     built = is_server_built(cache)
     verified = verify_weights(cache, full=args.full)

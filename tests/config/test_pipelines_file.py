@@ -188,8 +188,8 @@ def test_two_pipelines_publish_the_same_title_once_each(config_file, model: Scri
                         "LOCAL_SITE_DIR": str(tmp_path / "site")}.items():
         monkeypatch.setenv(name, value)
     config_file(TWO)
-    pipelines = [p.settings for p in load_config().pipelines]
-    with open_runtimes(pipelines) as runtimes:
+    config = load_config()
+    with open_runtimes(config.deployment, [p.settings for p in config.pipelines]) as runtimes:
         assert [run_once(runtimes[name]).verdict for name in ("blog-zh", "news")] == ["success", "success"]
         assert run_once(runtimes["news"]).verdict != "success"  # the title is used up in `news` only
         with runtimes["news"].sessions() as s:

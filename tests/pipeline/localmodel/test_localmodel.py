@@ -221,7 +221,7 @@ def test_status_reports_empty_cache_as_not_ready(tmp_path: Path, capsys: pytest.
     register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["model", "status"])
     settings = SimpleNamespace(model_cache_dir=tmp_path, local_model_ctx=8192, local_model_threads=2)
-    assert args.handler(settings, args) == 1
+    assert args.handler(settings.deployment(), settings, args) == 1
     out = capsys.readouterr().out
     assert "not built" in out and "missing" in out
 
