@@ -280,7 +280,7 @@ def _serve(stack: ExitStack, deployment: Deployment, first: Settings, executor: 
     announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
     web = deployment.web
     if web.port:
-        dashboard = stack.enter_context(WebServer(build_app(first, executor.sessions), web.host, web.port))
+        dashboard = stack.enter_context(WebServer(build_app(deployment, first, executor.sessions), web.host, web.port))
         announce(f"factline daemon: dashboard at {dashboard.url}/")
     for site in executor.sites:
         if site.serving:

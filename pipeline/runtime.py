@@ -25,6 +25,7 @@ from capabilities import CATALOG
 from capabilities.base import Capability, PublishTarget
 from capabilities.targets import open_target
 from config import Deployment, Settings
+from config.deployment import Model
 from config.secrets import Redactor
 from pipeline.http import RunDeadline, http_client
 from pipeline.catalog import catalog_version, prompt_version
@@ -81,19 +82,21 @@ class Publisher:
 
 
 @contextmanager
-def open_publisher(settings: Settings) -> Iterator[Publisher]:
-    """A Publisher for one pipeline; the target's resources (the local site's server) stop with the block."""
+def open_publisher(deployment: Deployment, settings: Settings) -> Iterator[Publisher]:
+    """A Publisher for one pipeline of the deployment; the target's resources (the local site's server) stop with
+    the block."""
     with ExitStack() as stack:
         deadline = RunDeadline()
         http = stack.enter_context(http_client(settings, deadline, settings.http_timeout_seconds))
         page_http = http if not settings.http_trust_env else stack.enter_context(
             http_client(settings, deadline, settings.http_timeout_seconds, trust_env=False))
-        target = stack.enter_context(open_target(settings, http))
-        yield Publisher(settings, open_ledger(settings.database_url), http, page_http, target,
+        target = stack.enter_context(open_target(deployment.site, settings, http))
+        yield Publisher(settings, open_ledger(deployment.ledger.url), http, page_http, target,
                         RetryPolicy.from_settings(settings), deadline, Redactor.of(settings))
 
 
-def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoint] | None = None) -> Endpoint:
+def open_endpoint(model: Model, settings: Settings, stack: ExitStack,
+                  local: dict[str, Endpoint] | None = None) -> Endpoint:
     """The configured endpoint, or the embedded local model started on the stack (auto -> constrained).
 
     ``local`` caches the embedded model's endpoint so that several pipelines share one server.
@@ -103,7 +106,7 @@ def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoin
         return Endpoint(settings.openai_base_url, settings.factline_model, mode)
     local = {} if local is None else local
     if "server" not in local:
-        server = stack.enter_context(start_local_model(settings))
+        server = stack.enter_context(start_local_model(model))
         local["server"] = Endpoint(server.base_url, server.model_name, "")
     server_endpoint = local["server"]
     mode = "constrained" if settings.tool_call_mode == "auto" else settings.tool_call_mode
@@ -139,9 +142,9 @@ def open_runtimes(deployment: Deployment, pipelines: Sequence[Settings],
             if settings.publish_target == "local" and local_site is not None:
                 target = local_site
             else:
-                target = stack.enter_context(open_target(settings, http))
+                target = stack.enter_context(open_target(deployment.site, settings, http))
                 local_site = target if settings.publish_target == "local" else local_site
-            endpoint = open_endpoint(settings, stack, local)
+            endpoint = open_endpoint(deployment.model, settings, stack, local)
             client = make_client(settings, endpoint, deadline)
             stack.callback(client.close)
             logger.info("runtime.ready", pipeline=settings.pipeline, endpoint=endpoint.base_url, model=endpoint.model,

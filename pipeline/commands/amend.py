@@ -76,7 +76,7 @@ def cmd_retract(deployment: Deployment, settings: Settings, args: argparse.Names
     from pipeline.review.amend import retract
     from pipeline.runtime import open_publisher
 
-    with open_publisher(_settings(deployment, args)) as publisher:
+    with open_publisher(deployment, _settings(deployment, args)) as publisher:
         return _answer(retract(publisher, args.publication, args.reason, args.by))
 
 
@@ -89,5 +89,5 @@ def cmd_correct(deployment: Deployment, settings: Settings, args: argparse.Names
         edit = Edit.parse(args.edit.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise CommandError(f"cannot read --edit {args.edit}: {exc.__class__.__name__}") from None
-    with open_publisher(_settings(deployment, args)) as publisher:
+    with open_publisher(deployment, _settings(deployment, args)) as publisher:
         return _answer(correct(publisher, args.publication, edit, args.reason, args.by))

@@ -47,7 +47,7 @@ def cmd_probe(deployment: Deployment, settings: Settings, args: argparse.Namespa
     todo = jobs(chosen)
     sessions = open_ledger(deployment.ledger.url)
     with ExitStack() as stack:
-        endpoint = open_endpoint(settings, stack)
+        endpoint = open_endpoint(deployment.model, settings, stack)
         deadline = RunDeadline()  # never started: a probe run is bounded by PROBE_MAX_TOKENS, not by time
         client = make_client(settings, endpoint, deadline)
         stack.callback(client.close)

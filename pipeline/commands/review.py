@@ -199,7 +199,7 @@ def cmd_approve(deployment: Deployment, settings: Settings, args: argparse.Names
     if not decision.accepted:
         if inline and decide.is_owed(sessions, args.run):
             emit(f"{decision.line}; the process publishing it died: publishing it here")
-            return _carry_out(run_settings, args.run, taken=False)
+            return _carry_out(deployment, run_settings, args.run, taken=False)
         return _refused(decision.line)
     emit(decision.line)
     if deployment.executor.kind == "celery":
@@ -209,10 +209,10 @@ def cmd_approve(deployment: Deployment, settings: Settings, args: argparse.Names
         emit(f"run {args.run}: sent to the workers (queue {deployment.executor.queue})" if sent else
              f"run {args.run}: the broker did not take it; the scheduler's reconciler sends it again")
         return 0
-    return _carry_out(run_settings, args.run, taken=True)
+    return _carry_out(deployment, run_settings, args.run, taken=True)
 
 
-def _carry_out(settings: Settings, run_id: int, *, taken: bool) -> int:
+def _carry_out(deployment: Deployment, settings: Settings, run_id: int, *, taken: bool) -> int:
     """Publish run ``run_id`` here (``taken``: this process approved and holds it), and approvals left owed."""
     from pipeline.ledger.detail import run_detail
     from pipeline.report import format_run
@@ -220,7 +220,7 @@ def _carry_out(settings: Settings, run_id: int, *, taken: bool) -> int:
     from pipeline.review.publisher import continue_approved
     from pipeline.runtime import open_publisher
 
-    with open_publisher(settings) as publisher:
+    with open_publisher(deployment, settings) as publisher:
         done = continue_approved(publisher, run_id) if taken else None
         owed = {other.run_id: other for other in decide.carry_out_owed(publisher)}
         done = done or owed.pop(run_id, None) or decide.carry_out(publisher, run_id)

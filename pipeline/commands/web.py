@@ -42,7 +42,7 @@ def cmd_web(deployment: Deployment, settings: Settings, args: argparse.Namespace
     sessions = read_only_ledger(deployment.ledger.url)
     stop = threading.Event()
     on_stop_signals(stop)
-    with WebServer(build_app(settings, sessions), host, port) as server:
+    with WebServer(build_app(deployment, settings, sessions), host, port) as server:
         guard = "WEB_TOKEN required" if web.token else "no WEB_TOKEN: anyone on this host can read it"
         emit(f"factline web: {server.url}/ ({guard}); Ctrl-C stops it")
         wait_for_stop(stop)

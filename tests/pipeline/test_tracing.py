@@ -205,6 +205,6 @@ def test_the_trace_id_is_in_the_logs_and_on_the_run_page(settings: Settings) -> 
         logger.remove(sink)
     run_lines = [extra for extra in lines if extra.get("run_id") == result.run_id]
     assert run_lines and all(extra.get("trace_id") == trace_id for extra in run_lines)
-    with WebServer(build_app(settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server:
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server:
         page = httpx.get(f"{server.url}/runs/{result.run_id}").text
     assert f'<code class="trace-id">{trace_id}</code>' in page
