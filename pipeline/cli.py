@@ -97,6 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config = load_config()  # config.pipelines: one pipeline `content` without a pipelines file
         args.fleet = args.config.pipelines
         one = args.command == "run" or getattr(args, "pipeline", None) is not None
+        # a command without --pipeline that is not `run` gets the first pipeline: a pipeline-level default (its
+        # schedule's time zone, say), never a deployment value (those are args.config.deployment)
         settings = (select(args.fleet, getattr(args, "pipeline", None)) if one else args.fleet[0]).settings
     except ConfigError as exc:
         for line in exc.problems:
