@@ -208,10 +208,11 @@ def test_login_form_sets_a_cookie_that_is_not_the_token_and_stays_on_this_site(g
 def test_a_network_address_without_token_is_refused_at_start(ledger) -> None:
     """Binding 0.0.0.0 without WEB_TOKEN fails with one line naming WEB_TOKEN; loopback or a token is fine."""
     with pytest.raises(ConfigError, match="WEB_TOKEN"):
-        check_exposure("0.0.0.0", ledger.settings)
-    check_exposure("127.0.0.1", ledger.settings)
-    check_exposure("::1", ledger.settings)
-    check_exposure("0.0.0.0", ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token}))
+        check_exposure("0.0.0.0", ledger.settings.deployment().web)
+    web = ledger.settings.deployment().web
+    check_exposure("127.0.0.1", web)
+    check_exposure("::1", web)
+    check_exposure("0.0.0.0", web.model_copy(update={"token": load_settings(web_token=TOKEN).web_token}))
 
 
 def test_short_web_token_is_a_config_error() -> None:
