@@ -127,10 +127,11 @@ class Otel(Group):
 
 class Prune(Group):
     """Retention (pipeline.ledger.prune): the daemon clears the bulky texts of runs older than AFTER_DAYS, at CRON
-    (UTC), without an archive (`factline db prune --archive` keeps them); 0: never."""
+    (UTC); 0: never. With ARCHIVE_DIR it first appends them to prune-<UTC date>.jsonl there."""
 
     after_days: int = var(0, "PRUNE_AFTER_DAYS", ge=0, le=36_500)
     cron: Cron = var("30 3 * * *", "PRUNE_CRON")
+    archive_dir: Path | None = var(None, "PRUNE_ARCHIVE_DIR")  # where the daemon's prune first appends what it clears
 
 
 class Deployment(BaseSettings):

@@ -136,9 +136,10 @@ class Settings(BaseSettings):
     schedule_catch_up: Literal["all", "latest", "none"] = "all"
     report_cron: Cron = "55 23 * * *"
     # retention (pipeline.ledger.prune): the daemon clears the bulky texts of runs older than this many days,
-    # at PRUNE_CRON (UTC), without an archive (`factline db prune --archive` keeps them); 0: never
+    # at PRUNE_CRON (UTC); 0: never. With PRUNE_ARCHIVE_DIR it first appends them to prune-<UTC date>.jsonl there
     prune_after_days: int = Field(0, ge=0, le=36_500)
     prune_cron: Cron = "30 3 * * *"
+    prune_archive_dir: Path | None = None
     alert_webhook_url: HttpUrl = None
     alert_deadline_seconds: float = seconds(10.0, HOUR)  # one POST, all of it (pipeline.webhook)
     metrics_host: BindHost = "127.0.0.1"
@@ -307,6 +308,13 @@ def _ledger_writable(deployment: Deployment) -> list[str]:
     return []
 
 
+def _archive_writable(deployment: Deployment) -> list[str]:
+    archive = deployment.prune.archive_dir
+    if deployment.prune.after_days and archive is not None and not _creatable(archive, folder=True):
+        return ["invalid setting PRUNE_ARCHIVE_DIR: not a folder this process can create or write in"]
+    return []
+
+
 def _tracing_installed(deployment: Deployment) -> list[str]:
     """Traces need the SDK and the OTLP exporter, which are an extra (``pip install 'factline[otel]'``)."""
     otel = deployment.otel
@@ -333,7 +341,8 @@ def _run_fits_broker(deployment: Deployment, settings: Settings) -> list[str]:
     return []
 
 
-DEPLOYMENT_CHECKS: tuple[Callable[[Deployment], list[str]], ...] = (_ledger_writable, _tracing_installed)
+DEPLOYMENT_CHECKS: tuple[Callable[[Deployment], list[str]], ...] = (_ledger_writable, _archive_writable,
+                                                                   _tracing_installed)
 CROSS_CHECKS: tuple[Callable[[Deployment, Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable,
                                                                           _site_writable, _run_fits_broker)
 

@@ -9,7 +9,8 @@
            inline: run_once -> metrics, alert; celery: send the task (pipeline.workers.dispatch)
            a replica that loses the claim skips the tick and logs it
     report(pipeline, fire time): log the day's report; alert when nothing was published online that day
-    prune(fire time), when PRUNE_AFTER_DAYS is set: clear the bulky texts of older runs (pipeline.ledger.prune)
+    prune(fire time), when PRUNE_AFTER_DAYS is set: clear the bulky texts of older runs (pipeline.ledger.prune),
+           archived first to PRUNE_ARCHIVE_DIR/prune-<UTC date>.jsonl when that is set
     alerts: queued to pipeline.webhook's own thread (one deadline per POST), never sent from a job's thread
     SIGTERM/SIGINT: no new run starts; an inline run in flight is cut off where it waits (every HTTP request
                     of the run ends at its next chunk: pipeline.http) and closed as `interrupted`; jobs get
@@ -30,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobExecutionEvent, JobSubmissionEvent
@@ -178,19 +180,24 @@ class Daemon:
         self._alert(pipeline, no_publication_alert(ledger))
         self._alert(pipeline, review_alert(ledger, datetime.now(UTC)))
 
-    def prune(self, days: int, fire_time: datetime) -> None:
+    def prune(self, days: int, archive_dir: Path | None, fire_time: datetime) -> None:
         """Clear the bulky texts of runs started more than ``days`` days before the fire time (PRUNE_AFTER_DAYS;
-        pipeline.ledger.prune), batch by batch; a stop ends it after the batch in hand."""
+        pipeline.ledger.prune), batch by batch, first appending them to ``archive_dir``/prune-<UTC date>.jsonl
+        (PRUNE_ARCHIVE_DIR) when set; a stop ends it after the batch in hand."""
         before = fire_time - timedelta(days=days)
-        logger.info("prune.started", before=before.isoformat())
+        archive = None if archive_dir is None else archive_dir / f"prune-{fire_time.astimezone(UTC):%Y-%m-%d}.jsonl"
+        logger.info("prune.started", before=before.isoformat(), archive=str(archive) if archive else None)
         with self.job():
             try:
-                done = prune(self.sessions, before, stop=self.stop)
-            except Exception as exc:  # the ledger is away: the next PRUNE_CRON tries again
+                if archive is not None:
+                    archive.parent.mkdir(parents=True, exist_ok=True)
+                done = prune(self.sessions, before, archive, stop=self.stop)
+            except Exception as exc:  # the ledger or the archive's disk is away: the next PRUNE_CRON tries again
                 logger.error("prune.failed", error=one_line(exc))
                 logger.opt(exception=exc).debug("prune.failed.traceback")
                 return
-        logger.info("prune.finished", before=before.isoformat(), runs=done.runs, texts=done.texts)
+        logger.info("prune.finished", before=before.isoformat(), runs=done.runs, texts=done.texts,
+                    archived=done.archived)
 
     def _alert(self, pipeline: str, alert: Alert | None) -> None:
         """Queue the alert on the pipeline's webhook (its own thread sends it; this thread never waits)."""
@@ -313,7 +320,8 @@ def _scheduler(deployment: Deployment, daemon: Daemon, triggers: dict[str, Trigg
     prune = deployment.prune
     if prune.after_days:
         scheduler.add_job(daemon.prune, cron_trigger(prune.cron, time_zone("UTC"), "PRUNE_CRON"),
-                          args=[prune.after_days, FIRE_TIME], id="prune", name="prune old runs' texts")
+                          args=[prune.after_days, prune.archive_dir, FIRE_TIME], id="prune",
+                          name="prune old runs' texts")
     executor = daemon.executor
     for name, times in executor.missed_ticks().items():
         scheduler.add_job(daemon.catch_up, args=[name, times], id=f"catch-up:{name}", name=f"{name} catch-up",

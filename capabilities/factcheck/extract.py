@@ -46,6 +46,8 @@ UNITS = {
     "gigawatt-hours": "gwh", "gigawatt-hour": "gwh", "terawatt-hours": "twh", "terawatt-hour": "twh",
     "hz": "hz", "khz": "khz", "mhz": "mhz", "ghz": "ghz", "mph": "mph", "km/h": "km/h", "°c": "c", "℃": "c",
     "words": "word", "word": "word", "字": "word", "tokens": "token", "token": "token",
+    "characters": "char", "character": "char", "chars": "char", "字符": "char", "个字符": "char", "字节": "byte",
+    "个字节": "byte",
     "cores": "core", "core": "core", "次": "times", "times": "times", "个": None, "名": "person", "人": "person",
     "people": "person", "persons": "person", "位": "person",
     # Chinese counters: 120万块 is not 120万吨; a number without a counter (个, or none) matches any
@@ -189,7 +191,10 @@ def _sentence(text: str, at: int) -> str:
 
 
 ENUMERATORS = re.compile(r"\b(Fact|Step|Part|Section|Chapter|Tip|Point|Rule|Lesson|Reason|Option|Phase|Stage|Item|"
-                         r"Lesson|Question|Example|Figure|Table)\s+(\d{1,2})\b|第\s*\d{1,2}\s*(?=[步章节部分点条个])")
+                         r"Lesson|Question|Example|Figure|Table)\s+(\d{1,2})\b|第\s*\d{1,2}\s*(?=[步部分点条个])|"
+                         r"(?:^|(?<=\n))[#>*\-\s]*第\s*\d{1,2}\s*(?=[章节]\s*[：:])", re.M)
+# a manual page's section after its name, groupadd(8), ioctl(2), is part of the name, not a number
+MAN_SECTION = re.compile(r"(?<=[A-Za-z0-9_])\(\d[a-z]{0,4}\)")
 
 
 def _clean(markdown: str) -> str:
@@ -197,6 +202,7 @@ def _clean(markdown: str) -> str:
     only count the article's own parts ("Fact 2:", "Step 3", 第2步)."""
     text = re.sub(r"\[(\d{1,2})\](?!\()", " ", markdown)
     text = ENUMERATORS.sub(lambda m: (m.group(1) or "第") + " " * (m.end() - m.start() - len(m.group(1) or "第")), text)
+    text = MAN_SECTION.sub(lambda m: " " * len(m.group()), text)
     text = re.sub(r"^\s{0,3}(?:#{1,6}|[-*+>]|\d{1,3}[.)])\s+", "\n", text, flags=re.M)
     text = re.sub(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`", "", text)
     return re.sub(r"\[([^\]]*)\]\((https?://[^)\s]+)\)", r"\1 \2", text)
@@ -278,6 +284,19 @@ def _rate(text: str, start: int, end: int) -> str | None:
     return None
 
 
+# a version: three or more parts anywhere (2.5.3), or two glued to a word or a v (coreutils-6.7, v5.15)
+_VERSION = re.compile(r"(?:(?<![\w.,/-])(?=\d+\.\d+\.\d)|(?<=[A-Za-z]-)|(?<=(?<![\w])[vV]))(\d+(?:\.\d+){1,3})(?![\w]|\.\d)")
+
+
+def _scan_versions(scan: _Scan) -> None:
+    """Versions: 2.5.3 is one fact, kept as written (a changed 2.5.1 is caught); a two-part one glued to a word
+    (coreutils-6.7, v5.15) is the number 6.7, as it would be standing alone."""
+    for m in _VERSION.finditer(scan.masked):
+        version = m.group(1)
+        key = version if version.count(".") > 1 else _key(Decimal(version))
+        scan.take(m, FactKind.number, key, group=1)
+
+
 def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     scale = r"(?:\s*(thousand|million|billion|trillion)\b|\s?(万|亿))?"
     unit = rf"(?:\s?-?\s?({_UNIT_RE})(?![a-z]))?"
@@ -353,6 +372,10 @@ def _scan_names(scan: _Scan) -> None:
         gap = scan.masked[previous_end:m.start()] if previous_end is not None else ""
         if run and (gap.strip() not in ("", "-") or "\n" in gap):
             flush()
+        if _OPTION.match(scan.masked[max(0, m.start() - 3):m.start()]):  # -M, --maxdays: an option, not a name
+            flush()
+            previous_end = m.end()
+            continue
         if _capitalised(m.group()):
             run.append(m)
         else:
@@ -361,6 +384,7 @@ def _scan_names(scan: _Scan) -> None:
     flush()
 
 
+_OPTION = re.compile(r"(?:^|.?[^\w-])--?$", re.S)
 HONORIFICS = frozenset("Dr Mr Mrs Ms Miss Prof Professor Sir Dame Mx".split())
 SPEECH = re.compile(r"\s+(?:said|says|told|added|explained|argued|wrote|writes|noted|notes|stated|recalled|warned|"
                     r"insisted|claimed|claims|believes|thinks|admitted|announced|replied|confirmed)\b")
@@ -387,6 +411,8 @@ def _title_cased(text: str, at: int) -> bool:
     segment = text[start:colon] if colon >= 0 else text[start:line_end]
     if colon < 0 and segment.rstrip().endswith((".", "!", "?")):
         return False  # a sentence, not a heading or a label
+    if re.search(r"[\u3400-\u9fff]{2}", segment):
+        return False  # Latin words inside a Chinese sentence: "由 Michael Vogt 于...", a name
     tokens = [t for t in re.findall(r"[A-Za-z][A-Za-z'’-]*", segment) if len(t) > 3]
     return len(tokens) >= 2 and sum(t[0].isupper() for t in tokens) >= 0.75 * len(tokens)
 
@@ -452,6 +478,7 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     _scan_money(scan)
     _scan_percent(scan)
     _scan_quotes(scan)
+    _scan_versions(scan)
     _scan_numbers(scan, number_words=source)
     _scan_zh_names(scan)
     _scan_names(scan)

@@ -14,7 +14,8 @@ logs the day's report and alerts ALERT_WEBHOOK_URL when the day has no publicati
 is not success alerts too. /metrics and /healthz are served on METRICS_HOST:METRICS_PORT. SIGTERM or
 SIGINT: no new run starts, the run in flight stops before its next step, exit 0.
 With PRUNE_AFTER_DAYS set it clears, at PRUNE_CRON (UTC), the bulky texts of runs older than that many
-days, as `factline db prune` does, without an archive.
+days, as `factline db prune` does; with PRUNE_ARCHIVE_DIR it first appends them to prune-<UTC date>.jsonl
+in that folder.
 Without OPENAI_BASE_URL it starts the embedded model first (see `factline run --help`)."""
 
 

@@ -20,7 +20,7 @@ correction against them. Publications, registrations, retractions and correction
 With an archive, a batch's texts are appended to it as JSON Lines (one object per run) and the file is
 fsynced before the batch's transaction clears them. A prune killed midway loses nothing: a batch either
 committed (and its lines were on disk first) or rolled back (its runs are pruned by the next prune, and
-their lines may then appear twice, identical). Each batch opens with the write on ``runs`` that
+their lines may then appear twice; a line the kill tore is cut off by the next prune's ``Archive``). Each batch opens with the write on ``runs`` that
 re-checks every condition under the write lock, so a daemon working beside it is never pruned under.
 """
 
@@ -80,10 +80,14 @@ def short_result(result: dict[str, Any]) -> dict[str, Any]:
 
 
 class Archive:
-    """JSON Lines appended to ``path``; ``write`` returns once the lines are fsynced."""
+    """JSON Lines appended to ``path``; ``write`` returns once the lines are fsynced. A torn last line (a prune
+    killed in the middle of a batch's write, which then never committed) is cut off before the first append,
+    so that the next line does not glue onto it."""
 
     def __init__(self, path: Path) -> None:
         created = not path.exists()
+        if not created:
+            cut_torn_line(path)
         self.file: IO[str] = path.open("a", encoding="utf-8")
         if created:  # the new file's name must survive a crash too
             folder = os.open(path.resolve().parent, os.O_RDONLY)
@@ -101,6 +105,25 @@ class Archive:
 
     def close(self) -> None:
         self.file.close()
+
+
+def cut_torn_line(path: Path) -> None:
+    """Truncate ``path`` just after its last newline (to nothing when it has none), fsynced."""
+    chunk = 1 << 16
+    with path.open("r+b") as file:
+        end = position = file.seek(0, os.SEEK_END)
+        keep = 0
+        while position > 0:
+            start = max(0, position - chunk)
+            file.seek(start)
+            newline = file.read(position - start).rfind(b"\n")
+            if newline >= 0:
+                keep = start + newline + 1
+                break
+            position = start
+        if keep < end:
+            file.truncate(keep)
+            os.fsync(file.fileno())
 
 
 def _named() -> Any:

@@ -154,3 +154,56 @@ def test_title_case_headings_and_labels_are_not_names() -> None:
 def test_a_unit_letter_glued_to_a_number_is_no_name() -> None:
     """The B of '0.5B' is part of the model's size, not a name (the embedded trial's fourth run)."""
     assert check_facts("Why the 0.5B model needs constrained mode.", [(1, "Qwen2.5-Coder-0.5B-Instruct.")]).passed
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("The bug went back to version 6.7.", "[bug introduced in coreutils-6.7]"),
+    ("The kernel has supported it since Linux 5.15.", "It was first supported in the v5.15 Linux kernel."),
+    ("In coreutils-9.1 the fix landed.", "* Noteworthy changes in release 9.1 (2022-04-15)"),
+    ("Deprecated since release 2.5.3.", "Deprecated since release 2.5.3 (2007)."),
+])
+def test_a_version_is_found_glued_to_a_word_or_a_v(article: str, source: str) -> None:
+    """coreutils-6.7 and v5.15 hold 6.7 and 5.15 (tuning set 2026-12-06: 4 of its 6 false alarms)."""
+    assert supported(article, source)
+
+
+def test_a_changed_three_part_version_is_caught() -> None:
+    """2.5.3 is one fact: 2.5.1 is not found in it (it was no fact at all before: tuning set 2026-12-06)."""
+    assert not supported("Deprecated since release 2.5.1.", "Deprecated since release 2.5.3 (2007).")
+    assert not supported("自 2.5.1 版起已被弃用。", "自 2.5.3 版（2007年）起已被弃用。")
+
+
+def test_an_option_letter_and_a_manual_section_are_no_facts() -> None:
+    """`-M MAX_DAYS` is an option and its argument, not the name 'M MAX_DAYS'; groupadd(8) names a page, not 8."""
+    source = "-M, --maxdays MAX_DAYS Set the maximum number of days. The exit values: 0 success 2 invalid syntax"
+    assert check_facts("- `-M MAX_DAYS`: how long a password stays valid. All from the groupadd(8) manual.",
+                       [(1, source)]).passed
+    assert sorted(f.text for f in extract_facts("Use -K GID_MIN=100 here.")) == ["100", "GID_MIN"]
+
+
+def test_characters_are_a_unit() -> None:
+    """32 characters is not 32 bytes, 80 个字符 is not 80 个字节 (tuning set 2026-12-06: both were missed)."""
+    assert supported("At most 32 characters.", "Groupnames may only be up to 32 characters long.")
+    assert not supported("At most 32 bytes.", "Groupnames may only be up to 32 characters long.")
+    assert not supported("退回到 80 个字节。", "若都失败，将退回到 80 个字符。")
+
+
+def test_a_latin_name_inside_a_chinese_sentence_is_read() -> None:
+    """'由 Michael Vogt 于...' is a name even though the line looks Title Case once its Chinese is ignored."""
+    source = "apt 2.5.2（2022年7月24日，Julian Andres Klode）：现在会一并升级。"
+    assert not supported("这一变化由 Michael Vogt 于2022年7月24日公布。可将 APT::Get 设为 false。", source)
+    assert supported("这一变化由 Julian Andres Klode 于2022年7月24日公布。", source)
+
+
+def test_a_section_number_the_article_cites_is_a_fact_but_its_own_heading_is_not() -> None:
+    """'对应第 9 节' cites the source's section 9; '第1节：背景' opening a line numbers the article."""
+    assert not supported("--base32 对应第 9 节。", "--base32 与 base32 程序相同 (RFC4648 section 6)")
+    assert [f.text for f in extract_facts("## 第1节：背景\n\n第2步：等待。")] == []
+
+
+def test_the_tuning_set_of_2026_12_06_has_no_false_alarm_and_every_fabrication_caught() -> None:
+    """The set the fixes above were made for (docs/fact-check.md: 6/39 false alarms and 76/83 caught before them)."""
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning-2026-12-06.jsonl")
+    assert sum(score.honest.values()) == 39 and not score.alarms and not score.misses, (score.alarms, score.misses)

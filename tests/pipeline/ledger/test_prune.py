@@ -9,6 +9,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -174,16 +175,20 @@ def test_a_batch_that_fails_after_archiving_rolls_back_and_the_next_prune_finish
     sessions.kw["bind"].dispose()
 
 
-@pytest.mark.skipif("sqlite" not in BACKENDS, reason="SQLite only")
-def test_prune_killed_midway_loses_nothing_and_the_next_one_finishes(tmp_path: Path) -> None:
+def whole_lines(archive: Path) -> list[dict[str, object]]:
+    """The archive's records, without a last line a kill tore (one without its newline)."""
+    return [json.loads(line) for line in archive.read_text(encoding="utf-8").splitlines(keepends=True)
+            if line.endswith("\n")]
+
+
+def test_prune_killed_midway_loses_nothing_and_the_next_one_finishes(db_url: str, tmp_path: Path) -> None:
     """kill -9 during `factline db prune`: every run is either pruned (its lines in the archive) or untouched;
-    the prune run again finishes with every run pruned."""
-    url = f"sqlite:///{tmp_path}/ledger.db"
-    generate(url, 3000, per_day=1000)
+    the prune run again finishes with every run pruned, and every line of the archive is whole."""
+    generate(db_url, 3000, per_day=1000)
     archive = tmp_path / "archive.jsonl"
-    env = user_env(DATABASE_URL=url)
+    env = user_env(DATABASE_URL=db_url)
     today = datetime.now(timezone.utc).date().isoformat()
-    backdate(url, 1)  # every run into yesterday and before, so that --before today takes all
+    backdate(db_url, 1)  # every run into yesterday and before, so that --before today takes all
     proc = subprocess.Popen([*FACTLINE, "db", "prune", "--before", today, "--archive", str(archive)],
                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while proc.poll() is None and (not archive.exists() or archive.read_bytes().count(b"\n") <= BATCH_RUNS):
@@ -191,18 +196,34 @@ def test_prune_killed_midway_loses_nothing_and_the_next_one_finishes(tmp_path: P
     if proc.poll() is None:
         os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    sessions = open_ledger(url)
+    sessions = open_ledger(db_url)
     with sessions() as s:
         pruned = set(s.scalars(select(Run.id).where(Run.pruned_at.is_not(None))))
         with_text = set(s.scalars(select(AgentTurn.run_id).where(AgentTurn.text != "")))
     assert pruned and not pruned & with_text  # a pruned run has no text left; the others have all theirs
     assert with_text | pruned == set(range(1, 3001))
-    assert pruned <= {json.loads(line)["run_id"] for line in archive.read_text().splitlines()}
+    assert pruned <= {record["run_id"] for record in whole_lines(archive)}
     done = factline(env, "db", "prune", "--before", today, "--archive", str(archive))
     assert done.returncode == 0, done.stderr
     with sessions() as s:
         assert s.scalar(select(func.count()).where(Run.pruned_at.is_(None))) == 0
-    assert {json.loads(line)["run_id"] for line in archive.read_text().splitlines()} == set(range(1, 3001))
+    lines = archive.read_text(encoding="utf-8").splitlines()
+    assert {json.loads(line)["run_id"] for line in lines} == set(range(1, 3001))  # each line parses
+    sessions.kw["bind"].dispose()
+
+
+def test_a_torn_last_line_is_cut_before_the_next_prune_appends(db_url: str, tmp_path: Path) -> None:
+    """An archive whose last line a kill tore (no newline): the next prune cuts the fragment off, so that
+    its own lines start on a line of their own and every line of the file is whole JSON."""
+    generate(db_url, 20, per_day=10)
+    archive = tmp_path / "archive.jsonl"
+    kept = json.dumps({"run_id": 0, "turns": []}) + "\n"
+    archive.write_text(kept + '{"run_id": 7, "turns": [{"turn": 1, "te', encoding="utf-8")
+    sessions = open_ledger(db_url)
+    assert prune(sessions, datetime.now(timezone.utc) + timedelta(days=1), archive).runs == 20
+    lines = archive.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert lines[0] == kept and all(line.endswith("\n") for line in lines)
+    assert sorted(json.loads(line)["run_id"] for line in lines) == list(range(0, 21))
     sessions.kw["bind"].dispose()
 
 
@@ -245,11 +266,12 @@ def test_the_sqlite_file_shrinks_after_a_prune(tmp_path: Path) -> None:
 def test_the_daemon_prunes_at_prune_cron_runs_older_than_prune_after_days(
         db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
     """PRUNE_AFTER_DAYS=2: at PRUNE_CRON the daemon prunes the runs older than two days, not the younger ones,
-    and logs prune.finished with the count."""
+    archives their texts to PRUNE_ARCHIVE_DIR/prune-<UTC date>.jsonl and logs prune.finished with the count."""
     generate(db_url, 40, per_day=10)  # four days of runs, ending today
     backdate(db_url, 1)
+    archives = tmp_path / "archives"
     env = daemon_env(db_url, model.base_url, tmp_path, SCHEDULE_CRON="0 0 1 1 *", PRUNE_AFTER_DAYS="2",
-                     PRUNE_CRON="* * * * * *")
+                     PRUNE_CRON="* * * * * *", PRUNE_ARCHIVE_DIR=str(archives))
     cut = datetime.now(timezone.utc) - timedelta(days=2)
     with open_ledger(db_url)() as s:
         old = set(s.scalars(select(Run.id).where(Run.started_at < cut - timedelta(seconds=5))))
@@ -263,3 +285,18 @@ def test_the_daemon_prunes_at_prune_cron_runs_older_than_prune_after_days(
     with open_ledger(db_url)() as s:
         pruned = set(s.scalars(select(Run.id).where(Run.pruned_at.is_not(None))))
     assert old <= pruned and not young & pruned
+    archived = {record["run_id"] for path in archives.glob("prune-*.jsonl") for record in whole_lines(path)}
+    assert archived == pruned
+
+
+def test_an_archive_folder_the_daemon_cannot_write_fails_at_start_with_one_line(tmp_path: Path) -> None:
+    """PRUNE_ARCHIVE_DIR under a file: exit 2 and one line on stderr naming the setting; nothing started."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    env = daemon_env(f"sqlite:///{tmp_path}/ledger.db", "http://127.0.0.1:9/v1", tmp_path, PRUNE_AFTER_DAYS="30",
+                     PRUNE_ARCHIVE_DIR=str(blocker / "archives"))
+    done = subprocess.run([sys.executable, "-m", "pipeline.cli", "daemon"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "PRUNE_ARCHIVE_DIR" in done.stderr, done.stderr
+    assert not (tmp_path / "ledger.db").exists()

@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -114,6 +115,19 @@ def test_the_local_site_refuses_symlinks_out_listings_and_odd_paths(
 
 
 def test_the_local_site_answers_get_only(site: httpx.Client) -> None:
-    """A POST (with or without a body) is refused with 405 or 413, never read."""
+    """A POST (with or without a body) is refused with 405 or 413, never kept."""
     assert site.post("/a-1.html").status_code == 405
     assert site.post("/a-1.html", content=b"x" * 100).status_code == 413
+
+
+def test_a_refused_body_that_arrives_after_its_headers_still_gets_its_413(site: httpx.Client) -> None:
+    """A client that sends its headers, then its (small) body a moment later, writes it whole and reads the 413:
+    the server discards the body before closing, so the kernel never answers the late bytes with a reset (httpx
+    saw "connection reset" writing a 100-byte POST to the local site under load)."""
+    port = int(str(site.base_url).rstrip("/").rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(b"POST /a-1.html HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+        for _ in range(2):  # a client writing its body in two pieces: the second failed with a reset before
+            time.sleep(0.3)
+            conn.sendall(b"x" * 50)
+        assert conn.recv(200).startswith(b"HTTP/1.1 413")
