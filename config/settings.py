@@ -1,10 +1,11 @@
-"""The one Settings object, read from the environment and an optional .env file.
+"""A pipeline's Settings, read from the environment, an optional .env file and the pipelines file; every check.
 
-Nothing reads ``os.environ`` at import time: ``load_settings()`` is called by the CLI's
-``main()`` and the result is passed down. A bad value raises ``ConfigError`` whose message
-is one line naming the variable; every bad setting is reported at once (one line each), then the
-CLI exits 2. A check of one value is a ``field_validator`` on Settings; a check across values is a
-function in ``CROSS_CHECKS`` that returns its problem lines.
+Nothing reads ``os.environ`` at import time: ``config.pipelines.load_config()`` is called by the CLI's ``main()``
+and the result is passed down (``load_settings()`` builds one pipeline's Settings the same way, for tests and
+scripts). A bad value raises ``ConfigError`` whose message is one line naming the variable; every bad setting is
+reported at once (one line each, the deployment's first), then the CLI exits 2. A check of one value is its type
+(config.values) or a ``field_validator``; a check across values is a function in ``DEPLOYMENT_CHECKS`` (run once
+on the Deployment) or ``CROSS_CHECKS`` (run per pipeline, with its deployment) that returns its problem lines.
 """
 
 from __future__ import annotations
@@ -37,7 +38,11 @@ ENV_NAMES = {"language": "FACTLINE_LANGUAGE",  # LANGUAGE is gettext's variable,
 
 
 class Settings(BaseSettings):
-    """Every knob factline has. Environment names are the field names in upper case."""
+    """What one pipeline does, and its secrets. Environment names are the field names in upper case.
+
+    It also holds its deployment's values under their flat names (``database_url``, ``web_port``...: the fields
+    of config.deployment.Deployment), filled from the one Deployment the process loaded, so that they agree in
+    every pipeline; code takes them from the Deployment, ``config show`` and the Redactor read them here."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
 
