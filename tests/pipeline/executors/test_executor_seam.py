@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import get_args
 
-from config import Settings, load_settings
+from config import load_settings
+from config.deployment import Execution
 from pipeline.daemon import Daemon
 from pipeline.executors import (EXECUTORS, CeleryExecutor, ClaimedElsewhere, Crashed, Executor, InlineExecutor, Queued,
                                 Ticked)
@@ -61,6 +62,6 @@ def test_a_stopped_daemon_hands_its_executor_no_tick(tmp_path: Path) -> None:
 
 def test_every_executor_value_has_its_class() -> None:
     """EXECUTOR's allowed values and the executors' names are the same set, each class named by its value."""
-    assert set(EXECUTORS) == set(get_args(Settings.model_fields["executor"].annotation))
+    assert set(EXECUTORS) == set(get_args(Execution.model_fields["kind"].annotation))
     assert {name: cls.name for name, cls in EXECUTORS.items()} == {"inline": "inline", "celery": "celery"}
     assert EXECUTORS["inline"] is InlineExecutor and EXECUTORS["celery"] is CeleryExecutor
