@@ -3,6 +3,7 @@
     python -m benchmarks.bench_scheduler             full: 1,000 pipelines ticking every minute for 12 minutes
     python -m benchmarks.bench_scheduler --short     50 pipelines ticking every 15 s for 60 s (CI)
     python -m benchmarks.bench_scheduler --pipelines 1000 --minutes 15 --workers 2 --concurrency 2
+    python -m benchmarks.bench_scheduler --minutes 10 --pin  the scheduler on CPU 0, the workers on the others
 
 One real ``factline daemon`` (EXECUTOR=celery, PostgreSQL, RabbitMQ on 127.0.0.1) with every pipeline in
 one pipelines file, all on the same cron (the worst case: every tick of the minute falls in the same
@@ -49,6 +50,7 @@ class Plan:
     window_seconds: float  # how long the scheduler ticks once it is up
     workers: int
     concurrency: int
+    pin: bool = False  # the scheduler's threads on CPU 0, the workers' on the other CPUs (sched_setaffinity)
 
 
 FULL = Plan(pipelines=1000, cron="* * * * *", window_seconds=12 * 60, workers=2, concurrency=2)
@@ -87,6 +89,12 @@ class ProcessSampler:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def pin(pid: int, cpus: set[int]) -> None:
+    """Every thread of ``pid`` on ``cpus`` (threads it starts later inherit it)."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        os.sched_setaffinity(int(task.name), cpus)
 
 
 def row_counts(db_url: str) -> dict[str, int]:
@@ -152,11 +160,18 @@ def measure(plan: Plan) -> dict[str, object]:
 
 
 def _trial(plan: Plan, fleet: Fleet, db_url: str) -> dict[str, object]:
+    scheduler_cpus, worker_cpus = {0}, set(range(1, os.cpu_count() or 1)) or {0}
     for _ in range(plan.workers):  # at nice 10: the scheduler is measured, the workers take what CPU is left
-        os.setpriority(os.PRIO_PROCESS, fleet.start_worker().proc.pid, 10)
+        worker = fleet.start_worker().proc.pid
+        os.setpriority(os.PRIO_PROCESS, worker, 10)
+        if plan.pin:
+            pin(worker, worker_cpus)
     progress(f"{plan.workers} worker(s) x {plan.concurrency} slots started; starting the scheduler")
     fleet.start_scheduler(startup_seconds=600)  # reading 1,000 pipelines takes a while on a loaded machine
     assert fleet.scheduler is not None
+    if plan.pin:
+        pin(fleet.scheduler.proc.pid, scheduler_cpus)
+        progress(f"scheduler pinned to CPU {sorted(scheduler_cpus)}, workers to CPUs {sorted(worker_cpus)}")
     sampler = ProcessSampler(fleet.scheduler.proc.pid)
     window_start = datetime.now(UTC)  # ticks after this are the scheduler's own (none to catch up: a new ledger)
     inserted_before, cpu_before, mono_start = row_counts(db_url), sampler.cpu_seconds(), time.monotonic()
@@ -167,7 +182,8 @@ def _trial(plan: Plan, fleet: Fleet, db_url: str) -> dict[str, object]:
         claimed = fleet.scalar("SELECT count(*) FROM runs")
         done = fleet.scalar("SELECT count(*) FROM runs WHERE status = 'finished'")
         progress(f"{time.monotonic() - mono_start:.0f}/{plan.window_seconds:.0f} s: {claimed} ticks claimed, "
-                 f"{done} runs finished by the workers, scheduler RSS {sampler.rss_bytes() / 2**20:.0f} MB")
+                 f"{done} runs finished by the workers, scheduler RSS {sampler.rss_bytes() / 2**20:.0f} MB, "
+                 f"load {os.getloadavg()[0]:.1f}")
     window_end = datetime.now(UTC)
     cpu_seconds, wall = sampler.cpu_seconds() - cpu_before, time.monotonic() - mono_start
     inserted_after = row_counts(db_url)
@@ -276,12 +292,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, help="how long the scheduler ticks")
     parser.add_argument("--workers", type=int)
     parser.add_argument("--concurrency", type=int)
+    parser.add_argument("--pin", action="store_true",
+                        help="the scheduler's threads on CPU 0, the workers' on the other CPUs")
     args = parser.parse_args(argv)
     plan = SHORT if args.short else FULL
     plan = dataclasses.replace(plan, pipelines=args.pipelines or plan.pipelines,
                                window_seconds=args.minutes * 60 if args.minutes else plan.window_seconds,
                                workers=plan.workers if args.workers is None else args.workers,
-                               concurrency=args.concurrency or plan.concurrency)
+                               concurrency=args.concurrency or plan.concurrency, pin=args.pin)
     result = measure(plan)
     report(result)
     save("scheduler", {**result, "machine": machine()})

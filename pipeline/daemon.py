@@ -7,6 +7,8 @@
               max_instances=1), plus the executor's catch-up jobs (inline) or reconcile job (celery)
     tick(pipeline, fire time): the executor claims (pipeline, fire time in UTC) by opening the runs row, then
            inline: run_once -> metrics, alert; celery: send the task (pipeline.workers.dispatch)
+    tick_together(pipelines, fire time), when the executor groups_ticks (celery): one job per distinct
+           schedule; the executor claims the moment's ticks in one INSERT and sends them together
            a replica that loses the claim skips the tick and logs it
     report(pipeline, fire time): log the day's report; alert when nothing was published online that day
     prune(fire time), when PRUNE_AFTER_DAYS is set: clear the bulky texts of older runs (pipeline.ledger.prune),
@@ -46,7 +48,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from config import ConfigError, Deployment, Settings
 from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.alerts import Alert, no_publication_alert, review_alert, run_alert
-from pipeline.executors import ClaimedElsewhere, Crashed, Executor, Queued, Ran, open_executor
+from pipeline.executors import ClaimedElsewhere, Crashed, Executor, Queued, Ran, Ticked, open_executor
 from pipeline.ledger.daily import day_ledger, last_publication_time
 from pipeline.ledger.detail import run_detail
 from pipeline.ledger.prune import prune
@@ -127,17 +129,30 @@ class Daemon:
         if self.stop.is_set():
             return
         with self.job(), logger.contextualize(pipeline=pipeline):
-            match self.executor.tick(pipeline, scheduled_for):
-                case Ran(run_id, seconds):
-                    self.metrics.ticks.labels(pipeline, "run").inc()
-                    self.after_run(run_id, seconds)
-                case Queued():
-                    self.metrics.ticks.labels(pipeline, "queued").inc()
-                case ClaimedElsewhere(reason):
-                    self.metrics.ticks.labels(pipeline, "claimed_elsewhere").inc()
-                    logger.info("tick.skipped", scheduled_for=scheduled_for.isoformat(), reason=reason)
-                case Crashed(error):
-                    logger.error("tick.crashed", scheduled_for=scheduled_for.isoformat(), error=error)
+            self._count(pipeline, scheduled_for, self.executor.tick(pipeline, scheduled_for))
+
+    def tick_together(self, pipelines: tuple[str, ...], fire_time: datetime) -> None:
+        """The ticks of the pipelines sharing one schedule, handed to the executor at once (``groups_ticks``)."""
+        scheduled_for = tick_time(fire_time)
+        if self.stop.is_set():
+            return
+        with self.job():
+            for pipeline, ticked in self.executor.tick_many(pipelines, scheduled_for).items():
+                with logger.contextualize(pipeline=pipeline):
+                    self._count(pipeline, scheduled_for, ticked)
+
+    def _count(self, pipeline: str, scheduled_for: datetime, ticked: Ticked) -> None:
+        match ticked:
+            case Ran(run_id, seconds):
+                self.metrics.ticks.labels(pipeline, "run").inc()
+                self.after_run(run_id, seconds)
+            case Queued():
+                self.metrics.ticks.labels(pipeline, "queued").inc()
+            case ClaimedElsewhere(reason):
+                self.metrics.ticks.labels(pipeline, "claimed_elsewhere").inc()
+                logger.info("tick.skipped", scheduled_for=scheduled_for.isoformat(), reason=reason)
+            case Crashed(error):
+                logger.error("tick.crashed", scheduled_for=scheduled_for.isoformat(), error=error)
 
     def catch_up(self, pipeline: str, fire_times: list[datetime]) -> None:
         """Run the ticks missed while no scheduler ran, one after the other, until a stop."""
@@ -251,8 +266,7 @@ def run_daemon(deployment: Deployment, pipelines: Sequence[Settings], announce: 
         scheduler.start()
         healthy.set()
         logger.info("daemon.started", executor=executor.name, pipelines=[p.pipeline for p in pipelines],
-                    next_ticks={p.pipeline: str(scheduler.get_job(f"tick:{p.pipeline}").next_run_time)
-                                for p in pipelines})
+                    next_ticks=_next_ticks(scheduler))
         wait_for_stop(stop)
         healthy.clear()
         logger.info("daemon.stopping")
@@ -305,16 +319,24 @@ def _abandon(sessions: sessionmaker[Session]) -> None:
 
 
 def _scheduler(deployment: Deployment, daemon: Daemon, triggers: dict[str, Triggers]) -> BackgroundScheduler:
-    """Each pipeline's tick and report jobs, the executor's catch-up (at once) and reconcile (at once, then
-    every interval) jobs, and the prune at PRUNE_CRON when PRUNE_AFTER_DAYS is set."""
+    """The tick jobs (one per pipeline, or one per distinct schedule when the executor ``groups_ticks``), each
+    pipeline's report job, the executor's catch-up (at once) and reconcile (at once, then every interval)
+    jobs, and the prune at PRUNE_CRON when PRUNE_AFTER_DAYS is set."""
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # its events are logged below, through loguru
-    scheduler = BackgroundScheduler(  # a thread per pipeline (one tick at once each), reports, reconcile, prune
-        executors={"default": TickExecutor(max_workers=len(triggers) + 3)}, timezone="UTC",
+    groups = _tick_groups(triggers) if daemon.executor.groups_ticks else [(name,) for name in triggers]
+    scheduler = BackgroundScheduler(  # a thread per tick job (one tick at once each), reports, reconcile, prune
+        executors={"default": TickExecutor(max_workers=len(groups) + 3)}, timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": JOB_GRACE_SECONDS})
     scheduler.add_listener(_log_skipped, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)
+    for number, names in enumerate(groups):
+        schedule = triggers[names[0]].schedule
+        if daemon.executor.groups_ticks:
+            scheduler.add_job(daemon.tick_together, schedule.trigger, args=[names, FIRE_TIME], id=f"ticks:{number}",
+                              name=f"ticks of {len(names)} pipeline(s)", misfire_grace_time=schedule.grace_seconds)
+        else:
+            scheduler.add_job(daemon.tick, schedule.trigger, args=[names[0], FIRE_TIME], id=f"tick:{names[0]}",
+                              name=f"{names[0]} tick", misfire_grace_time=schedule.grace_seconds)
     for name, t in triggers.items():
-        scheduler.add_job(daemon.tick, t.schedule.trigger, args=[name, FIRE_TIME], id=f"tick:{name}",
-                          name=f"{name} tick", misfire_grace_time=t.schedule.grace_seconds)
         scheduler.add_job(daemon.daily_report, t.report, args=[name, FIRE_TIME], id=f"report:{name}",
                           name=f"{name} daily report", misfire_grace_time=t.schedule.grace_seconds)
     prune = deployment.prune
@@ -330,6 +352,21 @@ def _scheduler(deployment: Deployment, daemon: Daemon, triggers: dict[str, Trigg
         scheduler.add_job(daemon.reconcile, IntervalTrigger(seconds=executor.reconcile_seconds),
                           id="reconcile", name="reconcile lost ticks", next_run_time=datetime.now(UTC))
     return scheduler
+
+
+def _tick_groups(triggers: dict[str, Triggers]) -> list[tuple[str, ...]]:
+    """The pipelines by distinct schedule (cron, time zone, misfire grace): each group ticks at the same moments."""
+    groups: dict[tuple[str, str, float], list[str]] = {}
+    for name, t in triggers.items():
+        trigger = t.schedule.trigger
+        groups.setdefault((str(trigger), str(trigger.timezone), t.schedule.grace_seconds), []).append(name)
+    return [tuple(names) for names in groups.values()]
+
+
+def _next_ticks(scheduler: BackgroundScheduler) -> dict[str, str]:
+    """Each pipeline's next tick, from its tick job or its group's."""
+    return {name: str(job.next_run_time) for job in scheduler.get_jobs() if job.id.startswith("tick")
+            for name in (job.args[0] if isinstance(job.args[0], tuple) else (job.args[0],))}
 
 
 def _log_skipped(event: JobExecutionEvent | JobSubmissionEvent) -> None:

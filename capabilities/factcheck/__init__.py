@@ -50,6 +50,10 @@ def _supports(fact: Fact, evidence: _Evidence) -> str | None:
         for key in (fact.key, fact.short_key):
             if key and has_run(evidence.words, key.split()) >= 0:
                 return _passage_of_words(evidence, key)
+        if fact.kind == FactKind.name and " " not in fact.key and fact.key.isalpha():
+            # SQLite is named in sqlite3, Python in python3: a name and a version digit glued to it
+            if hit := re.search(rf"(?<![\w.]){re.escape(fact.key)}\d(?!\w)", evidence.text.casefold()):
+                return _sentence_around(evidence.text, hit.start())
         return None
     for found in evidence.facts:
         if _same_value(fact, found):
@@ -79,6 +83,8 @@ def _same_value(fact: Fact, found: Fact) -> bool:
             return False
         return fact.unit is None or found.unit is None or found.unit == fact.unit
     if fact.kind == FactKind.date and found.kind == FactKind.date:
+        if re.fullmatch(r"\d\d(?:-\d\d)?", fact.key):  # a month and day without a year (May 1): any year's
+            return found.key[5:] == fact.key if len(fact.key) == 5 else found.key[5:7] == fact.key
         return found.key == fact.key or (len(fact.key) == 7 and found.key[:7] == fact.key)
     if fact.kind in (FactKind.money, FactKind.percent) and found.kind == fact.kind:
         currency, _, value = fact.key.rpartition(":")

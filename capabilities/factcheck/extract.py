@@ -34,6 +34,7 @@ UNITS = {
     "day": "day", "days": "day", "天": "day", "week": "week", "weeks": "week", "周": "week",
     "month": "month", "months": "month", "个月": "month", "year": "year_unit", "years": "year_unit", "年": "year_unit",
     "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "byte": "byte", "bytes": "byte",
+    "kib": "kib", "mib": "mib", "gib": "gib", "tib": "tib",
     "km": "km", "m": "m", "cm": "cm", "mm": "mm", "kg": "kg", "g": "g", "t": "t", "tonnes": "t", "tons": "t",
     "kilometres": "km", "kilometers": "km", "kilometre": "km", "kilometer": "km", "metres": "m", "meters": "m",
     "metre": "m", "meter": "m", "kilograms": "kg", "kilogram": "kg", "tonne": "t", "ton": "t",
@@ -48,14 +49,14 @@ UNITS = {
     "words": "word", "word": "word", "字": "word", "tokens": "token", "token": "token",
     "characters": "char", "character": "char", "chars": "char", "字符": "char", "个字符": "char", "字节": "byte",
     "个字节": "byte",
-    "cores": "core", "core": "core", "次": "times", "times": "times", "个": None, "名": "person", "人": "person",
+    "cores": "core", "core": "core", "次": "times", "遍": "times", "times": "times", "个": None, "名": "person", "人": "person",
     "people": "person", "persons": "person", "位": "person",
     # Chinese counters: 120万块 is not 120万吨; a number without a counter (个, or none) matches any
     "块": "块", "台": "台", "件": "件", "辆": "辆", "座": "座", "条": "条", "家": "家", "所": "所", "本": "册",
     "册": "册", "张": "张", "架": "架", "艘": "艘", "套": "套",
 }
 ZH_COUNTED = ("条", "台", "块", "件", "名", "位", "人", "次", "家", "座", "辆", "天", "年", "个月", "周", "小时", "分钟",
-              "秒", "本", "册", "张", "项", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
+              "秒", "本", "册", "张", "项", "遍", "个字符", "个字节", "字符", "字节", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 MONEY_SUFFIXES = {"k": 1000, "m": 10**6, "bn": 10**9, "b": 10**9}
 CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny", "￥": "cny"}
@@ -96,7 +97,8 @@ def normalise(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """Normalised words: Latin runs and digits as words, each CJK character a word, punctuation dropped."""
-    return re.findall(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_]+(?:['’][^\W_]+)?", normalise(text).replace("'s ", " "))
+    return re.findall(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u9fff\uf900-\ufaff]+(?:['’][^\W_\u3400-\u9fff\uf900-\ufaff]+)?",
+                      normalise(text).replace("'s ", " "))  # Redis于2022年: 'redis' is a word of its own
 
 
 def has_run(haystack: list[str], needle: list[str]) -> int:
@@ -217,21 +219,25 @@ def _scan_urls(scan: _Scan) -> None:
 def _scan_dates(scan: _Scan) -> None:
     patterns = (
         (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", lambda g: (g[2], g[0], g[1])),
-        (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
+        (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
         (r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])", lambda g: (g[0], g[1], g[2])),
         (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (g[0], g[1], g[2])),
         (rf"({_ZH_NUM})年({_ZH_NUM})月({_ZH_NUM})[日号]", lambda g: (g[0], g[1], g[2])),
         (rf"\b({_MONTH})\s+(?:of\s+)?(\d{{4}})\b", lambda g: (g[1], g[0], None)),
         (r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)", lambda g: (g[0], g[1], None)),
+        # a month and a day without a year (May 1, 1 May, 5月1日): found in a source's full date of that day
+        (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s*\d)", lambda g: (None, g[0], g[1])),
+        (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})(?![\w.]|\.\w)", lambda g: (None, g[1], g[0])),
+        (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (None, g[0], g[1])),
     )
     for pattern, order in patterns:
         for m in re.finditer(pattern, scan.masked, flags=re.I):
             year, month, day = order(m.groups())
-            y, mo = _int(year), MONTHS.get(month.lower().rstrip(".")) if month[0].isalpha() else _int(month)
+            y, mo = _int(year) if year else None, MONTHS.get(month.lower().rstrip(".")) if month[0].isalpha() else _int(month)
             d = _int(day) if day else None
-            if y is None or mo is None or not 1 <= mo <= 12 or (d is not None and not 1 <= d <= 31):
+            if (y is None and (year or d is None)) or mo is None or not 1 <= mo <= 12 or (d is not None and not 1 <= d <= 31):
                 continue
-            scan.take(m, FactKind.date, f"{y:04d}-{mo:02d}" + (f"-{d:02d}" if d else ""))
+            scan.take(m, FactKind.date, (f"{y:04d}-" if y is not None else "") + f"{mo:02d}" + (f"-{d:02d}" if d else ""))
 
 
 def _int(text: str) -> int | None:
@@ -256,6 +262,24 @@ def _scan_money(scan: _Scan) -> None:
     for m in re.finditer(rf"(?<!第)({_ZH_NUM})(美元|欧元|元)", scan.masked):  # 三十元, 一千四百万欧元
         if (value := zh_number(m.group(1))) is not None:
             scan.take(m, FactKind.money, f"{CURRENCY_WORDS[m.group(2)]}:{_key(value)}")
+
+
+_RANGE = re.compile(r"(?<![A-Za-z0-9_.,\-/])(?P<a>\d+(?:\.\d+)?)\s?(?:[-–—~～到至]|\s(?:to|and)\s)\s?(?P<b>\d+(?:\.\d+)?)"
+                    rf"\s?(?P<u>%|％|percent\b|per cent\b|(?:{_UNIT_RE})(?![a-z]))", re.I)
+
+
+def _scan_ranges(scan: _Scan) -> None:
+    """A range gives its unit to both ends: 60-70% is 60% and 70%, 25-30分钟 is 25 and 30 minutes."""
+    for m in list(_RANGE.finditer(scan.masked)):
+        unit = m.group("u").lower()
+        for end in ("a", "b"):
+            key = _key(Decimal(m.group(end)))
+            if UNITS.get(unit) == "percent":
+                scan.take(m, FactKind.percent, key, group=end)
+            else:
+                scan.take(m, FactKind.number, key, UNITS.get(unit), group=end)
+        start, stop = m.span("u")
+        scan.masked = scan.masked[:start] + " " * (stop - start) + scan.masked[stop:]  # MB is no name either
 
 
 def _scan_percent(scan: _Scan) -> None:
@@ -300,6 +324,8 @@ def _scan_versions(scan: _Scan) -> None:
 def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     scale = r"(?:\s*(thousand|million|billion|trillion)\b|\s?(万|亿))?"
     unit = rf"(?:\s?-?\s?({_UNIT_RE})(?![a-z]))?"
+    for m in re.finditer(r"(?<=\d[-–~～])(\d+(?:\.\d+)?)(?![\w.,-]|\.\d)", scan.masked):  # 1-125: 125 too
+        scan.take(m, FactKind.number, _key(Decimal(m.group(1))))
     for m in re.finditer(rf"{_NUM}{scale}{unit}(?![A-Za-z]|\.\d)", scan.masked, flags=re.I):  # not 5xx, not 0.5B
         factor = SCALES.get((m.group(3) or m.group(4) or "").lower(), 1)
         value = _decimal(m.group(1), m.group(2), factor)
@@ -310,8 +336,12 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
         else:
             rate = _rate(scan.masked, m.start(), m.end())
             scan.take(m, FactKind.number, _key(value), f"{unit_name or ''}/{rate}" if rate else unit_name)
+        if number_words and re.search(r"\d\s\d", m.group(1)):  # a source's "status 255 125 if": 255 and 125 too
+            sentence = scan.facts[-1].sentence
+            scan.facts += [Fact(FactKind.number, part, _key(Decimal(part)), sentence) for part in m.group(1).split()]
     zh_unit = "|".join(sorted((re.escape(u) for u in UNITS if re.match(r"[\u4e00-\u9fff]", u)), key=len, reverse=True))
     pattern = rf"({_ZH_NUM})({zh_unit})?" if number_words else rf"([{_ZH_DIGITS}]*[十百千万亿][{_ZH_DIGITS}]*)({zh_unit})?"
+    pattern += rf"(?![{_ZH_DIGITS}]*进制)"  # 十六进制 is hexadecimal, not 16
     for m in re.finditer(pattern, scan.masked):
         value = zh_number(m.group(1))
         if value is not None:
@@ -323,11 +353,22 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
         value = words_value(m.group(1))
         compound = len(re.findall(r"[a-z]+", m.group(1).lower())) > 1
-        if not number_words and ((value < 3 and not compound) or STRUCTURE_NOUNS.match(scan.masked, m.end(1))):
+        if not number_words and ((value < 3 and not compound) or STRUCTURE_NOUNS.match(scan.masked, m.end(1))
+                                 or _counts_the_list_after(scan.text, m.end(1), value)):
             continue  # an article's "one of", "two cities", "three reasons" are not checked
         unit_name = UNITS.get((m.group(2) or "").lower()) if m.group(2) else None
         rate = _rate(scan.masked, m.start(), m.end())
         scan.take(m, FactKind.number, _key(value), f"{unit_name or ''}/{rate}" if rate else unit_name)
+
+
+def _counts_the_list_after(text: str, at: int, value: Decimal) -> bool:
+    """"six HTTP codes: 408, 429, 500, 502, 503 and 504" counts the list that follows; it is the article's structure.
+    A count the list contradicts ("five codes: 408, 429, 500, 502, 503 and 504") is still a fact and is checked."""
+    hit = re.match(r"[^.:;!?\n]{0,40}?:\s*([^.;!?\n]+)", text[at:at + 400])
+    if not hit:
+        return False
+    items = [i for i in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", hit.group(1).strip()) if i.strip()]
+    return len(items) == value
 
 
 def _scan_quotes(scan: _Scan) -> None:
@@ -376,14 +417,21 @@ def _scan_names(scan: _Scan) -> None:
             flush()
             previous_end = m.end()
             continue
-        if _capitalised(m.group()):
+        if _capitalised(m.group()) and m.group() not in DOCUMENT_NAMES:
             run.append(m)
+            if re.search(r"['’]s$", m.group()):
+                flush()  # "Debian's Marc Haber": a possessive ends a name
         else:
             flush()
         previous_end = m.end()
     flush()
 
 
+# a project's own files named in prose ("its NEWS file", "the README"): documents, not names
+DOCUMENT_NAMES = frozenset("README NEWS CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
+                           "HACKING CONTRIBUTING".split()) | frozenset(  # and common technical nouns written as acronyms
+    "CI CD API APIs CPU CPUs GPU GPUs RAM OS UI CLI URL URLs TTY PDF JSON YAML HTML CSS DNS TCP UDP TLS SSL HTTP HTTPS "
+    "IP ID IDs PID SDK IDE".split())
 _OPTION = re.compile(r"(?:^|.?[^\w-])--?$", re.S)
 HONORIFICS = frozenset("Dr Mr Mrs Ms Miss Prof Professor Sir Dame Mx".split())
 SPEECH = re.compile(r"\s+(?:said|says|told|added|explained|argued|wrote|writes|noted|notes|stated|recalled|warned|"
@@ -431,7 +479,7 @@ SURNAMES = ("欧阳 司马 诸葛 上官 东方 令狐 皇甫 尉迟 公孙 慕�
             "臧 闵 苟 邬 边 卞 姬 师 和 仇 栾 隋 商 刁 沙 荣 巫 寇 桑 郎 甄 丛 仲 虞 敖 巩 明 佘 池 乐 匡 戈 双").split()
 TITLES = ("首席执行官 董事长 总经理 园长 店长 组长 厅长 司长 署长 主管 秘书长 发言人 负责人 工程师 研究员 创始人 总裁 主席 总理 总统 总监 主任 经理 馆长 厂长 部长 "
           "院长 校长 市长 局长 县长 省长 区长 镇长 村长 教授 博士 医生 处长 科长 队长 社长 会长 所长 站长 行长 老师 记者 律师 "
-          "书记 主编 编辑 董事 委员 代表 专家 先生 女士").split()
+          "书记 主编 编辑 董事 委员 代表 专家 先生 女士 管理员 维护者 开发者").split()
 ZH_SPEECH = "表示 指出 认为 介绍 强调 宣布 透露 告诉 坦言 回忆 补充 解释 承认 提到 谈到 写道 说 称 问".split()
 _NOT_GIVEN = "的了是在也都就不有这那个些们者人多家我你他她它其和与或对向从把被为以于及等年月日时说称表示认为指出介绍"
 _HAN = r"[\u4e00-\u9fff]"
@@ -463,6 +511,8 @@ def _scan_zh_names(scan: _Scan) -> None:
     for pattern, exact in patterns:
         for m in re.finditer(pattern, scan.masked):
             name = m.group(1)
+            if any(name.startswith(title) for title in TITLES):
+                continue  # 管理员说: a title, not 管 and a given name
             take(m.start(1), m.end(1), name, None if exact else name[:-1])
 
 
@@ -476,6 +526,7 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     _scan_urls(scan)
     _scan_dates(scan)
     _scan_money(scan)
+    _scan_ranges(scan)
     _scan_percent(scan)
     _scan_quotes(scan)
     _scan_versions(scan)

@@ -1,9 +1,8 @@
 """``factline model ...`` subcommands: build, fetch, serve, status.
 
 ``register(sub)`` hangs a ``model`` parser off the main CLI's
-subparsers; every leaf sets ``handler(settings, args) -> int``. Only three
-settings are read: ``model_cache_dir``, ``local_model_ctx`` and
-``local_model_threads``. A LocalModelError propagates: pipeline.cli.run_command
+subparsers; every leaf sets ``handler(deployment, settings, args) -> int``. Only the
+deployment's model group is read (MODEL_CACHE_DIR, LOCAL_MODEL_CTX, LOCAL_MODEL_THREADS). A LocalModelError propagates: pipeline.cli.run_command
 prints it and exits 1, as for every other command.
 """
 

@@ -2,6 +2,8 @@
 
     Executor                one small interface; each implementation a class of its own
       tick(pipeline, t)     claim the tick (pipeline, fire time) and run it -> Ticked
+      tick_many(names, t)   the same for several pipelines' ticks of one moment (groups_ticks: the daemon
+                            gives it one job per distinct schedule instead of one per pipeline)
       missed_ticks()        the ticks the daemon runs once at start (the inline catch-up)
       reconcile()           every reconcile_seconds, when that is not None: the runs finished elsewhere
       close()               stop what it started (also as a context manager)
@@ -15,6 +17,7 @@ what happens to the tick is the executor's.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
@@ -63,6 +66,8 @@ class Executor(ABC):
     daemon reads its runs through them."""
 
     name: ClassVar[str]
+    groups_ticks: ClassVar[bool] = False
+    """Whether the daemon hands it the ticks of pipelines sharing a schedule together (``tick_many``)."""
     sessions: sessionmaker[Session]
     reconcile_seconds: float | None = None
     """How often ``reconcile`` is due (the first pass at once); None: never."""
@@ -74,6 +79,10 @@ class Executor(ABC):
     @abstractmethod
     def tick(self, pipeline: str, scheduled_for: datetime) -> Ticked:
         """Claim the tick (``scheduled_for`` in UTC, whole seconds) and run it or hand it on."""
+
+    def tick_many(self, pipelines: Sequence[str], scheduled_for: datetime) -> dict[str, Ticked]:
+        """The ticks of ``pipelines`` at one moment, by pipeline; one after the other unless said otherwise."""
+        return {pipeline: self.tick(pipeline, scheduled_for) for pipeline in pipelines}
 
     def missed_ticks(self) -> dict[str, list[datetime]]:
         """The ticks, by pipeline, the daemon runs one after the other at start; none unless said otherwise."""

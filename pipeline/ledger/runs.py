@@ -1,7 +1,7 @@
 """The runs row: what a run is given (RunStamp), and its life cycle, every transition in this one module.
 
     inline run      open_run ........................................> running
-    celery tick     claim_tick -> queued --take (RUN)----------------> running
+    celery tick     claim_tick(s) -> queued --take (RUN)-------------> running
                                          (mark_sent once the broker has its task)
                     running on a dead worker --take (RESUME)----------> running (the same run, another owner)
     running         --finish(verdict)--> finished | interrupted | awaiting_review (the verdict says which)
@@ -31,6 +31,8 @@ from datetime import datetime, timedelta, timezone
 from enum import StrEnum
 
 from sqlalchemy import ColumnElement, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -129,9 +131,28 @@ def claim_tick(sessions: sessionmaker[Session], *, pipeline: str, scheduled_for:
         return None
 
 
-def mark_sent(s: Session, run_id: int) -> None:
-    """The broker confirmed the tick's task."""
-    s.execute(update(Run).where(Run.id == run_id).values(sent_at=now()))
+def claim_ticks(sessions: sessionmaker[Session], ticks: Iterable[tuple[str, datetime]]) -> dict[tuple[str, datetime], int]:
+    """Open a ``queued`` run for each (pipeline, scheduled_for) in one ``INSERT ... ON CONFLICT DO NOTHING
+    RETURNING``; the run ids of the ticks this call claimed, by tick (a tick another scheduler has is absent).
+
+    The rows go in sorted: two schedulers inserting the same ticks in opposite orders each wait for a row
+    the other holds (a deadlock on PostgreSQL); in one order the second waits, then skips."""
+    rows = [dict(pipeline=pipeline, trigger="schedule", scheduled_for=at, status=RunStatus.queued, started_at=now())
+            for pipeline, at in sorted(set(ticks))]
+    if not rows:
+        return {}
+    with sessions.begin() as s:
+        insert = {"postgresql": pg_insert, "sqlite": sqlite_insert}[s.get_bind().dialect.name]
+        statement = (insert(Run).on_conflict_do_nothing(index_elements=["pipeline", "scheduled_for"])
+                     .returning(Run.id, Run.pipeline, Run.scheduled_for))
+        claimed = s.execute(statement, rows).all()
+    return {(pipeline, aware(at)): run_id for run_id, pipeline, at in claimed}
+
+
+def mark_sent(s: Session, run_id: int | Iterable[int]) -> None:
+    """The broker confirmed the task of the tick (or of each tick)."""
+    which = Run.id == run_id if isinstance(run_id, int) else Run.id.in_(list(run_id))
+    s.execute(update(Run).where(which).values(sent_at=now()))
 
 
 # -- running ------------------------------------------------------------------------------------------------

@@ -17,11 +17,15 @@ no-op, and a run held by a live worker is left to it (pipeline.workers.ticks).
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from apscheduler.triggers.cron import CronTrigger
 from celery import Celery
+from kombu import Producer
 from loguru import logger
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -31,10 +35,11 @@ from config.deployment import Execution
 from config.cron import tick_time
 from pipeline.ledger.models import Run
 from pipeline.workers.app import TASK
-from pipeline.ledger.runs import aware, claim_tick, mark_sent, now
+from pipeline.ledger.runs import aware, claim_tick, claim_ticks, mark_sent, now
 from pipeline.workers.ticks import to_resend
 
 SETTLE_SECONDS = 2.0  # a tick younger than this is left to its own job
+PRODUCERS = 8  # confirmed publishes at once: 1,000 tasks took 1.6-4.2 s on one connection, 0.53 s on eight
 
 
 @dataclass(frozen=True)
@@ -48,9 +53,9 @@ class Schedule:
 
 
 class TickSender:
-    """``stop`` (the daemon's SIGTERM) ends a reconcile pass between two ticks: a pass that catches up a long
-    outage claims and sends hundreds of them, and a stop must not wait for that. What it leaves is the next
-    pass's work (a tick claimed but not sent is re-sent, one not claimed is caught up)."""
+    """``stop`` (the daemon's SIGTERM) ends a reconcile pass before its next batch: a pass that catches up a
+    long outage claims and sends hundreds of ticks, and a stop must not wait for that. What it leaves is the
+    next pass's work (a tick claimed but not sent is re-sent, one not claimed is caught up)."""
 
     def __init__(self, sessions: sessionmaker[Session], app: Celery, queue: str, schedules: list[Schedule], *,
                  reconcile_seconds: float, heartbeat_seconds: float, stop: threading.Event | None = None) -> None:
@@ -66,12 +71,50 @@ class TickSender:
         self.send(run_id)
         return run_id
 
-    def send(self, run_id: int) -> bool:
-        """One task for ``run_id``; False (logged, left for the reconciler) when the broker did not take it."""
+    def tick_many(self, ticks: Sequence[tuple[str, datetime]]) -> dict[tuple[str, datetime], int]:
+        """Claim the ticks in one INSERT, publish their tasks over up to PRODUCERS confirmed connections at once,
+        mark the confirmed ones sent in one UPDATE (the others are the reconciler's); logged ``tick.sent`` with
+        each phase's seconds. The run ids of the ticks claimed here, by tick."""
+        began = time.monotonic()
+        late = (now() - min(at for _, at in ticks)).total_seconds() if ticks else 0.0
+        claimed = claim_ticks(self.sessions, ticks)
+        claimed_at = time.monotonic()
+        sent = self._publish(sorted(claimed.values()))
+        sent_at = time.monotonic()
+        if sent:
+            with self.sessions.begin() as s:
+                mark_sent(s, sent)
+        logger.info("tick.sent", ticks=len(ticks), claimed=len(claimed), sent=len(sent),
+                    failed=len(claimed) - len(sent), late_s=round(late, 3), claim_s=round(claimed_at - began, 3),
+                    send_s=round(sent_at - claimed_at, 3), mark_s=round(time.monotonic() - sent_at, 3))
+        return claimed
+
+    def _publish(self, run_ids: list[int]) -> list[int]:
+        """One task per run id, the ids split over up to PRODUCERS threads, each on a producer (a broker
+        connection) of its own: a confirmed publish waits for its round trip, and one connection does them one
+        after the other. The ids whose task the broker confirmed."""
+        if len(run_ids) <= 1:
+            return [run_id for run_id in run_ids if self._send_task(run_id)]
+        shares = [run_ids[i::PRODUCERS] for i in range(min(PRODUCERS, len(run_ids)))]
+        with ThreadPoolExecutor(len(shares), thread_name_prefix="tick-send") as pool:
+            return sorted(run_id for done in pool.map(self._publish_share, shares) for run_id in done)
+
+    def _publish_share(self, run_ids: list[int]) -> list[int]:
+        with self.app.producer_or_acquire() as producer:
+            return [run_id for run_id in run_ids if self._send_task(run_id, producer)]
+
+    def _send_task(self, run_id: int, producer: Producer | None = None) -> bool:
+        """Publish the task of ``run_id``; False (logged, left for the reconciler) when the broker did not take it."""
         try:
-            self.app.send_task(TASK, args=[run_id], queue=self.queue, retry=True)
+            self.app.send_task(TASK, args=[run_id], queue=self.queue, retry=True, producer=producer)
         except Exception as exc:  # kombu raises OperationalError and socket errors alike when the broker is down
             logger.warning("tick.send_failed", run_id=run_id, error=f"{type(exc).__name__}: {exc}")
+            return False
+        return True
+
+    def send(self, run_id: int) -> bool:
+        """One task for ``run_id``, marked sent once the broker confirmed it; False when it did not."""
+        if not self._send_task(run_id):
             return False
         with self.sessions.begin() as s:
             mark_sent(s, run_id)
@@ -79,7 +122,7 @@ class TickSender:
 
     def reconcile(self) -> list[int]:
         """Claim missed ticks and re-send every tick whose task may be nowhere; the run ids sent."""
-        caught_up = [run_id for schedule in self.schedules for run_id in self._fill_gaps(schedule)]
+        caught_up = self._fill_gaps()
         with self.sessions() as s:
             lost = to_resend(s, older_than=self.reconcile_seconds, heartbeat_seconds=self.heartbeat_seconds)
         resent = [run_id for run_id in lost if not self.stop.is_set() and self.send(run_id)]
@@ -87,45 +130,64 @@ class TickSender:
             logger.warning("tick.resent", run_ids=resent, failed=sorted(set(lost) - set(resent)))
         return caught_up + resent
 
-    def _fill_gaps(self, schedule: Schedule) -> list[int]:
-        """Claim the ticks without a run that the pipeline's catch-up policy keeps (``ticks_to_catch_up``)."""
+    def _fill_gaps(self) -> list[int]:
+        """Claim and send, in one batch, the ticks without a run that each pipeline's catch-up policy keeps
+        (``tick_gaps``: one pass over the ledger for every pipeline)."""
+        if self.stop.is_set() or not self.schedules:
+            return []
         with self.sessions() as s:
-            due = ticks_to_catch_up(s, schedule)
-        claimed = []
-        for fire_time in due:
-            if self.stop.is_set():
-                break
-            if (run_id := self.tick(schedule.pipeline, fire_time)) is not None:
-                claimed.append(run_id)
-        if claimed:
-            logger.warning("tick.caught_up", pipeline=schedule.pipeline, run_ids=claimed)
-        return claimed
+            due = tick_gaps(s, self.schedules)
+        ticks = [(pipeline, at) for pipeline, times in due.items() for at in times]
+        if not ticks or self.stop.is_set():
+            return []
+        claimed = self.tick_many(ticks)
+        for pipeline in sorted({pipeline for pipeline, _ in claimed}):
+            logger.warning("tick.caught_up", pipeline=pipeline,
+                           run_ids=sorted(run_id for (p, _), run_id in claimed.items() if p == pipeline))
+        return sorted(claimed.values())
 
 
 def ticks_to_catch_up(s: Session, schedule: Schedule) -> list[datetime]:
-    """The fire times without a run, within the grace time and from the pipeline's first tick on, that
-    SCHEDULE_CATCH_UP keeps: ``all`` each of them (each its own run), ``latest`` only the most recent one
-    after the pipeline's latest tick, ``none`` nothing. A pipeline that never ticked catches nothing up;
-    what is left out is logged ``tick.missed`` (with how many) once, when it is decided."""
-    if schedule.catch_up == "none":
-        return []
+    """``tick_gaps`` of one pipeline."""
+    return tick_gaps(s, [schedule]).get(schedule.pipeline, [])
+
+
+def tick_gaps(s: Session, schedules: Sequence[Schedule]) -> dict[str, list[datetime]]:
+    """Per pipeline, the fire times without a run, within the grace time and from the pipeline's first tick
+    on, that SCHEDULE_CATCH_UP keeps: ``all`` each of them (each its own run), ``latest`` only the most recent
+    one after the pipeline's latest tick, ``none`` nothing. A pipeline that never ticked catches nothing up;
+    what is left out is logged ``tick.missed`` (with how many) once, when it is decided. Two queries for all
+    the pipelines, and each distinct schedule's fire times computed once."""
+    wanted = [schedule for schedule in schedules if schedule.catch_up != "none"]
+    if not wanted:
+        return {}
     until = now() - timedelta(seconds=SETTLE_SECONDS)
-    since = until - timedelta(seconds=schedule.grace_seconds)
-    first, last = s.execute(select(func.min(Run.scheduled_for), func.max(Run.scheduled_for)).where(
-        Run.pipeline == schedule.pipeline, Run.trigger == "schedule")).one()
-    if first is None:
-        return []  # a pipeline that never ticked has nothing to catch up
-    since = max(since, aware(first))
-    if schedule.catch_up == "latest":
-        since = max(since, aware(last))  # gaps before the latest tick were decided when it was
-    have = {aware(t) for t in s.scalars(select(Run.scheduled_for).where(
-        Run.pipeline == schedule.pipeline, Run.scheduled_for > since))}
-    missing = [t for t in missed_fire_times(schedule.trigger, since, until) if t not in have]
-    if schedule.catch_up == "latest" and len(missing) > 1:
-        logger.warning("tick.missed", pipeline=schedule.pipeline, count=len(missing) - 1, policy="latest",
-                       scheduled_for=[t.isoformat() for t in missing[:-1]])
-        return missing[-1:]
-    return missing
+    oldest = until - timedelta(seconds=max(schedule.grace_seconds for schedule in wanted))
+    names = [schedule.pipeline for schedule in wanted]
+    bounds = {pipeline: (aware(first), aware(last)) for pipeline, first, last in s.execute(
+        select(Run.pipeline, func.min(Run.scheduled_for), func.max(Run.scheduled_for))
+        .where(Run.pipeline.in_(names), Run.trigger == "schedule").group_by(Run.pipeline)) if first is not None}
+    have = {(pipeline, aware(at)) for pipeline, at in s.execute(
+        select(Run.pipeline, Run.scheduled_for).where(Run.pipeline.in_(names), Run.scheduled_for > oldest))}
+    fire_times: dict[tuple[str, str, float], list[datetime]] = {}
+    due = {}
+    for schedule in wanted:
+        if schedule.pipeline not in bounds:
+            continue  # a pipeline that never ticked has nothing to catch up
+        first, last = bounds[schedule.pipeline]
+        key = (str(schedule.trigger), str(schedule.trigger.timezone), schedule.grace_seconds)
+        if key not in fire_times:
+            fire_times[key] = missed_fire_times(schedule.trigger, until - timedelta(seconds=schedule.grace_seconds),
+                                                until)
+        since = last if schedule.catch_up == "latest" else first  # gaps before the latest tick were decided then
+        missing = [t for t in fire_times[key] if t > since and (schedule.pipeline, t) not in have]
+        if schedule.catch_up == "latest" and len(missing) > 1:
+            logger.warning("tick.missed", pipeline=schedule.pipeline, count=len(missing) - 1, policy="latest",
+                           scheduled_for=[t.isoformat() for t in missing[:-1]])
+            missing = missing[-1:]
+        if missing:
+            due[schedule.pipeline] = missing
+    return due
 
 
 def send_run(executor: Execution, settings: Settings, sessions: sessionmaker[Session], run_id: int) -> bool:

@@ -207,3 +207,71 @@ def test_the_tuning_set_of_2026_12_06_has_no_false_alarm_and_every_fabrication_c
 
     score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning-2026-12-06.jsonl")
     assert sum(score.honest.values()) == 39 and not score.alarms and not score.misses, (score.alarms, score.misses)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("Bills fell 60-70%.", "Bills fell by 60 to 70 percent."),
+    ("需要25-30分钟。", "大约需要25到30分钟。"),
+    ("Carlo Arenas contributed it.", "新代码由Carlo Arenas贡献。"),
+    ("It copies 100 GiB.", "Use 'dd count=100GiB'."),
+    ("It shipped on May 1.", "It shipped on May 1, 2024."),
+    ("它于7月24日发布。", "apt 2.5.2（2022年7月24日）"),
+    ("Debian's Marc Haber uploaded it; read its NEWS file.", "Marc Haber uploaded it to Debian."),
+    ("It stores everything in SQLite.", "It links libsqlite3 through sqlite3."),
+    ("管理员说可以。", "可以。"),
+    ("读三遍。", "读了三次。"),
+])
+def test_what_the_previous_sessions_held_out_set_showed_is_found(article: str, source: str) -> None:
+    """Re-applied from the lost session's note (its held-out set of 2026-12-05): ranges give their unit to both ends,
+    Latin words are not glued to the Chinese after them, GiB, a month and day without a year, possessives and a
+    project's README or NEWS are not names, SQLite is named in sqlite3, 管理员 is a title, 遍 counts like 次."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("Bills fell 60-75%.", "Bills fell by 60 to 70 percent."),
+    ("需要25-30秒。", "大约需要25到30分钟。"),
+    ("It copies 100 GiB.", "It copies 100 GB."),
+    ("It shipped on May 2.", "It shipped on May 1, 2024."),
+    ("它于7月25日发布。", "apt 2.5.2（2022年7月24日）"),
+    ("Debian's Marc Weber uploaded it.", "Marc Haber uploaded it to Debian."),
+    ("维护者张伟说可以。", "可以。"),
+    ("读五遍。", "读了三次。"),
+])
+def test_those_rules_still_catch_a_changed_fact(article: str, source: str) -> None:
+    """A range end, a unit, a day, a name after a possessive or after 维护者: each still checked."""
+    assert not supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("It documents GNU coreutils 9.1.", "Written by Padraig Brady. GNU coreutils 9.1 September 2022"),
+    ("A status of 124 means the command exited with 255.", "124 if the command exited with status 255 125 if killed"),
+    ("123 when a run exited with a status from 1 to 125.", "123 if any invocation of the command exited with status 1-125"),
+    ("It retries one of six HTTP codes: 408, 429, 500, 502, 503 and 504.", "HTTP 408, 429, 500, 502, 503 or 504"),
+    ("-x 则用十六进制后缀。", "-x use hex suffixes starting at 0, not alphabetic"),
+    ("In CI, a step that ends with 124 timed out.", "124 if COMMAND times out"),
+])
+def test_what_the_second_tuning_set_showed_is_found(article: str, source: str) -> None:
+    """The second tuning set's false alarms (docs/fact-check.md): a version before a month, exit codes run together
+    or in a range, a count of the list after it, 十六进制, a common acronym."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("It documents GNU coreutils 9.2.", "Written by Padraig Brady. GNU coreutils 9.1 September 2022"),
+    ("A status from 1 to 126.", "123 if any invocation of the command exited with status 1-125"),
+    ("It retries one of five HTTP codes: 408, 429, 500, 502, 503 and 504.", "HTTP 408, 429, 500, 502, 503 or 504"),
+    ("后缀默认三个字符。", "generate suffixes of length N (default 2)"),
+])
+def test_a_changed_fact_next_to_those_is_still_caught(article: str, source: str) -> None:
+    """A changed version, range end, a count the list contradicts, a Chinese count of characters."""
+    assert not supported(article, source)
+
+
+def test_the_second_tuning_set_flags_only_the_examples_its_writer_invented() -> None:
+    """What is left of its false alarms are numbers no source holds (timeout 2.5m, sleep 0.5, 2.5 seconds)."""
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning2-2026-12-06.jsonl")
+    assert [a.rsplit(": ", 1)[1] for a in score.alarms] == ["'2.5m'", "'2.5'", "'0.5'"], score.alarms
+    assert len(score.misses) <= 2, score.misses  # true numbers moved to another claim: documented as not checked

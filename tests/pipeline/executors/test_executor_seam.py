@@ -6,13 +6,14 @@ tests/pipeline/test_daemon.py and tests/pipeline/workers."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import get_args
 
 from config import load_settings
 from config.deployment import Execution
-from pipeline.daemon import Daemon
+from pipeline.daemon import Daemon, _scheduler, check_schedules
 from pipeline.executors import (EXECUTORS, CeleryExecutor, ClaimedElsewhere, Crashed, Executor, InlineExecutor, Queued,
                                 Ticked)
 from pipeline.ledger.db import open_ledger
@@ -65,3 +66,32 @@ def test_every_executor_value_has_its_class() -> None:
     assert set(EXECUTORS) == set(get_args(Execution.model_fields["kind"].annotation))
     assert {name: cls.name for name, cls in EXECUTORS.items()} == {"inline": "inline", "celery": "celery"}
     assert EXECUTORS["inline"] is InlineExecutor and EXECUTORS["celery"] is CeleryExecutor
+
+
+class Grouping(Answers):
+    """An executor that takes the ticks of pipelines sharing a schedule together; each is queued."""
+
+    groups_ticks = True
+
+    def tick_many(self, pipelines: Sequence[str], scheduled_for: datetime) -> dict[str, Ticked]:
+        self.asked.extend((pipeline, scheduled_for) for pipeline in pipelines)
+        return {pipeline: Queued(number) for number, pipeline in enumerate(pipelines)}
+
+
+def test_an_executor_that_groups_ticks_gets_one_job_per_distinct_schedule(tmp_path: Path) -> None:
+    """Four pipelines on one cron, one of them in another time zone and one with another grace: three tick jobs,
+    one per distinct (cron, time zone, grace); a group's tick reaches tick_many at once and each pipeline counts."""
+    pipelines = [load_settings(pipeline="a"), load_settings(pipeline="b"),
+                 load_settings(pipeline="c", schedule_timezone="Asia/Shanghai"),
+                 load_settings(pipeline="d", schedule_misfire_grace_seconds=5)]
+    executor = Grouping(f"sqlite:///{tmp_path}/ledger.db", [])
+    metrics = Metrics()
+    daemon = Daemon(pipelines, executor, metrics, threading.Event())
+    scheduler = _scheduler(pipelines[0].deployment(), daemon, check_schedules(pipelines))
+    assert sorted(job.args[0] for job in scheduler.get_jobs() if job.id.startswith("tick")) == [
+        ("a", "b"), ("c",), ("d",)]
+    fired = datetime(2026, 12, 4, 6, 0, 0, 250_000, tzinfo=UTC)
+    daemon.tick_together(("a", "b"), fired)
+    assert executor.asked == [("a", fired.replace(microsecond=0)), ("b", fired.replace(microsecond=0))]
+    assert [metrics.registry.get_sample_value("factline_ticks_total", {"pipeline": name, "outcome": "queued"})
+            for name in ("a", "b", "c")] == [1.0, 1.0, None]
