@@ -3,8 +3,9 @@
     start: check every pipeline's SCHEDULE_CRON / REPORT_CRON / SCHEDULE_TIMEZONE (parsed once)
            -> the executor EXECUTOR names (pipeline.executors: inline opens the runtimes, celery checks the broker)
            -> mark dead runs interrupted -> /metrics + /healthz (+ the dashboard when WEB_PORT is not 0)
-           -> scheduler (in-memory job store, one tick job and one report job per pipeline, coalesce,
-              max_instances=1), plus the executor's catch-up jobs (inline) or reconcile job (celery)
+           -> scheduler (in-memory job store, one report job per pipeline, one tick job per pipeline or, when
+              the executor groups_ticks, per distinct schedule; coalesce, max_instances=1), plus the executor's
+              catch-up jobs (inline) or reconcile job (celery)
     tick(pipeline, fire time): the executor claims (pipeline, fire time in UTC) by opening the runs row, then
            inline: run_once -> metrics, alert; celery: send the task (pipeline.workers.dispatch)
     tick_together(pipelines, fire time), when the executor groups_ticks (celery): one job per distinct

@@ -220,7 +220,9 @@ def _scan_dates(scan: _Scan) -> None:
     patterns = (
         (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", lambda g: (g[2], g[0], g[1])),
         (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
-        (r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])", lambda g: (g[0], g[1], g[2])),
+        # an ISO date, and the time after its T (2006-08-14T02:34:56-06:00): T02 is no name
+        (r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?![\d-])",
+         lambda g: (g[0], g[1], g[2])),
         (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (g[0], g[1], g[2])),
         (rf"({_ZH_NUM})年({_ZH_NUM})月({_ZH_NUM})[日号]", lambda g: (g[0], g[1], g[2])),
         (rf"\b({_MONTH})\s+(?:of\s+)?(\d{{4}})\b", lambda g: (g[1], g[0], None)),
@@ -324,7 +326,7 @@ def _scan_versions(scan: _Scan) -> None:
 def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     scale = r"(?:\s*(thousand|million|billion|trillion)\b|\s?(万|亿))?"
     unit = rf"(?:\s?-?\s?({_UNIT_RE})(?![a-z]))?"
-    for m in re.finditer(r"(?<=\d[-–~～])(\d+(?:\.\d+)?)(?![\w.,-]|\.\d)", scan.masked):  # 1-125: 125 too
+    for m in re.finditer(r"(?:(?<=\d[-–~～])|(?<=\d\.\.))(\d+(?:\.\d+)?)(?![\w.,-]|\.\d)", scan.masked):  # 1-125, 00..59
         scan.take(m, FactKind.number, _key(Decimal(m.group(1))))
     for m in re.finditer(rf"{_NUM}{scale}{unit}(?![A-Za-z]|\.\d)", scan.masked, flags=re.I):  # not 5xx, not 0.5B
         factor = SCALES.get((m.group(3) or m.group(4) or "").lower(), 1)
@@ -343,6 +345,8 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     pattern = rf"({_ZH_NUM})({zh_unit})?" if number_words else rf"([{_ZH_DIGITS}]*[十百千万亿][{_ZH_DIGITS}]*)({zh_unit})?"
     pattern += rf"(?![{_ZH_DIGITS}]*进制)"  # 十六进制 is hexadecimal, not 16
     for m in re.finditer(pattern, scan.masked):
+        if not number_words and (len(m.group(1)) == 1 or m.group(1)[0] in "万亿"):
+            continue  # a lone 千, 万, 十 in an article is a word: 千字节 (kilobyte), 万一 (in case), 十分 (very)
         value = zh_number(m.group(1))
         if value is not None:
             scan.take(m, FactKind.number, _key(value), UNITS.get(m.group(2) or ""))
@@ -377,7 +381,9 @@ def _scan_quotes(scan: _Scan) -> None:
                              scan.masked):
             quoted = words(m.group(1))
             cjk = sum(1 for w in quoted if re.match(r"[\u3400-\u9fff]", w))
-            if len(quoted) - cjk >= 3 or cjk >= 4:
+            # “分解时间”, a term of 4 or 5 Chinese characters alone, is no quotation; a sentence or a mix still is
+            term = cjk == len(quoted) and cjk < 6 and not re.search(r"[，。！？；、,.!?;]", m.group(1))
+            if len(quoted) - cjk >= 3 or (cjk >= 4 and not term):
                 scan.take(m, FactKind.quote, " ".join(quoted), group=1)
     for m in re.finditer(r"《([^《》\n]{1,100})》", scan.masked):
         scan.take(m, FactKind.title, " ".join(words(m.group(1))), group=1)
@@ -417,7 +423,7 @@ def _scan_names(scan: _Scan) -> None:
             flush()
             previous_end = m.end()
             continue
-        if _capitalised(m.group()) and m.group() not in DOCUMENT_NAMES:
+        if _capitalised(m.group()) and m.group() not in DOCUMENT_NAMES and not _unit_word(m.group()):
             run.append(m)
             if re.search(r"['’]s$", m.group()):
                 flush()  # "Debian's Marc Haber": a possessive ends a name
@@ -428,10 +434,15 @@ def _scan_names(scan: _Scan) -> None:
 
 
 # a project's own files named in prose ("its NEWS file", "the README"): documents, not names
-DOCUMENT_NAMES = frozenset("README NEWS CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
+DOCUMENT_NAMES = frozenset("README CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
                            "HACKING CONTRIBUTING".split()) | frozenset(  # and common technical nouns written as acronyms
     "CI CD API APIs CPU CPUs GPU GPUs RAM OS UI CLI URL URLs TTY PDF JSON YAML HTML CSS DNS TCP UDP TLS SSL HTTP HTTPS "
     "IP ID IDs PID SDK IDE".split())
+def _unit_word(token: str) -> bool:
+    """A unit named on its own ("默认单位是 KiB", "in MB") is no name; one letter (W, T) may be an initial."""
+    return len(token) > 1 and token.lower() in UNITS
+
+
 _OPTION = re.compile(r"(?:^|.?[^\w-])--?$", re.S)
 HONORIFICS = frozenset("Dr Mr Mrs Ms Miss Prof Professor Sir Dame Mx".split())
 SPEECH = re.compile(r"\s+(?:said|says|told|added|explained|argued|wrote|writes|noted|notes|stated|recalled|warned|"

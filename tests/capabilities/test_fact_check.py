@@ -216,7 +216,7 @@ def test_the_tuning_set_of_2026_12_06_has_no_false_alarm_and_every_fabrication_c
     ("It copies 100 GiB.", "Use 'dd count=100GiB'."),
     ("It shipped on May 1.", "It shipped on May 1, 2024."),
     ("它于7月24日发布。", "apt 2.5.2（2022年7月24日）"),
-    ("Debian's Marc Haber uploaded it; read its NEWS file.", "Marc Haber uploaded it to Debian."),
+    ("Debian's Marc Haber uploaded it; read its README file.", "Marc Haber uploaded it to Debian."),
     ("It stores everything in SQLite.", "It links libsqlite3 through sqlite3."),
     ("管理员说可以。", "可以。"),
     ("读三遍。", "读了三次。"),
@@ -275,3 +275,52 @@ def test_the_second_tuning_set_flags_only_the_examples_its_writer_invented() -> 
     score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning2-2026-12-06.jsonl")
     assert [a.rsplit(": ", 1)[1] for a in score.alarms] == ["'2.5m'", "'2.5'", "'0.5'"], score.alarms
     assert len(score.misses) <= 2, score.misses  # true numbers moved to another claim: documented as not checked
+
+
+def test_a_lone_chinese_scale_word_is_no_number() -> None:
+    """千字节 is a kilobyte, 万一 'just in case', 十分 'very' (third tuning set); 三千 and 2万 are still numbers."""
+    assert supported("--record-size=10K 表示 10 千字节，十分方便，万一出错再改。", "--record-size=10K, for 10 Kilobytes.")
+    assert not supported("共有三千个文件。", "There are 3,200 files.")
+
+
+def test_a_unit_named_on_its_own_is_no_name() -> None:
+    """'默认单位是 KiB' names a unit, not a person (fourth tuning set); a one-letter initial may still be a name."""
+    assert supported("默认单位是 KiB，也可以用 MB。", "Display the amount of memory in kibibytes. This is the default.")
+
+
+@pytest.mark.parametrize("name", ["tuning3-2026-12-06.jsonl", "tuning4-2026-12-06.jsonl"])
+def test_the_third_and_fourth_tuning_sets_have_no_false_alarm(name: str) -> None:
+    """Their false alarms (2/8 and 1/6 before the fixes for them, docs/fact-check.md) are gone; what they miss are
+    true numbers of the source moved to another claim, which the check documents as not checked."""
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / name)
+    assert not score.alarms and len(score.misses) <= 2, (score.alarms, score.misses)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("%S runs from 00 to 60 and %V from 01 to 53.", "%S second (00..60) %V ISO week number (01..53)"),
+    ("The example is 2006-08-14T02:34:56-06:00.", "Example: 2006-08-14T02:34:56-06:00"),
+])
+def test_a_dotted_range_and_an_iso_timestamp_are_read_whole(article: str, source: str) -> None:
+    """00..60 holds 60, and the T02 of an ISO timestamp is no name (fifth tuning set)."""
+    assert supported(article, source)
+
+
+def test_a_changed_end_of_a_dotted_range_is_caught() -> None:
+    assert not supported("%V runs from 01 to 54.", "%V ISO week number (01..53)")
+
+
+def test_the_fifth_tuning_set_flags_only_the_digit_counts_its_writer_derived() -> None:
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning5-2026-12-06.jsonl")
+    assert score.alarms == ["en-date: 2 facts not in the sources: 'three', 'nine'"] and not score.misses, score.alarms
+
+
+def test_a_short_chinese_term_in_quotation_marks_is_no_quotation() -> None:
+    """“分解时间” translates the source's "broken down time" (sixth tuning set); a quoted sentence is still checked."""
+    source = 'gmtime outputs a "broken down time" representation.'
+    assert supported("gmtime 输出“分解时间”数组。", source)
+    assert not supported("作者写道：“要看 available，而不是 free。”", source)
+    assert not supported("他说：“这里的白鹭特别多。”", source)
