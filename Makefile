@@ -41,9 +41,11 @@ run: install
 test: install model browser spin phoenix
 	$(PY) -m pytest
 
-# SQLite only unless FACTLINE_TEST_BACKENDS says otherwise (make test covers PostgreSQL too)
+# SQLite only unless FACTLINE_TEST_BACKENDS says otherwise (make test covers PostgreSQL too); two pytest-xdist
+# workers, one per core (FACTLINE_TEST_WORKERS=0: one process, as make test runs)
 test-fast: install
-	FACTLINE_TEST_BACKENDS=$${FACTLINE_TEST_BACKENDS:-sqlite} $(PY) -m pytest -q -m "not slow and not external"
+	FACTLINE_TEST_BACKENDS=$${FACTLINE_TEST_BACKENDS:-sqlite} $(PY) -m pytest -q -m "not slow and not external" \
+		-n $${FACTLINE_TEST_WORKERS:-2}
 
 bench-short: install
 	$(PY) -m pip install -q -e '.[test,bench]'

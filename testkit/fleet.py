@@ -108,7 +108,7 @@ class Fleet:
         self.names = [f"p{i:02d}" for i in range(pipelines)]
         self._write_config(cron, topics)
         self._site_server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(self.site)))
-        threading.Thread(target=self._site_server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._site_server.serve_forever, args=(0.05,), daemon=True).start()  # closes in <= 50 ms
         base = {k: v for k, v in os.environ.items() if not k.startswith(("FACTLINE_", "SCHEDULE_", "REPORT_"))}
         self.env = {**base, "PYTHONPATH": str(ROOT), "FACTLINE_CONFIG": str(workdir / "factline.toml"),
                     "DATABASE_URL": db_url, "EXECUTOR": "celery", "CELERY_BROKER_URL": broker_url,

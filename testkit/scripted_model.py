@@ -260,7 +260,8 @@ class ScriptedModel:
                     return  # the client went away (a test killed it): nobody to answer
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # polls for shutdown every 50 ms: with the default 0.5 s each close waited up to half a second (every test)
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -62,6 +62,7 @@ def make_settings(db_url: str, base_url: str, tmp_path: Path, **overrides: objec
         "factline_model": "scripted",
         "local_site_dir": tmp_path / "site",
         "local_site_port": 0,
+        "preview_dir": tmp_path / "preview",  # not the checkout's var/preview
         "retry_base_delay": 0.01,
         "http_timeout_seconds": 5,
     }

@@ -21,11 +21,12 @@ SETTINGS = ("LOG_LEVEL", "LOG_FORMAT")
 EXAMPLES = ["factline guard eval", "factline guard eval --split heldout --misses 0",
             "factline guard eval --by language --json"]
 DEFAULT_CORPUS = Path("tests/data/claims")
+# pipeline.guard.evaluate.GROUPINGS, written out (a test keeps them equal): importing the guard to read them
+# would cost every factline process the guard's import, --help included
+GROUPINGS = ("language", "split", "source", "category", "split+language")
 
 
 def register(sub: Any) -> None:
-    from pipeline.guard.evaluate import GROUPINGS
-
     guard = add_command(sub, "guard", help=SUMMARY, settings=SETTINGS, examples=EXAMPLES)
     actions = guard.add_subparsers(dest="guard_command", metavar="{eval}", required=True)
     ev = add_command(actions, "eval", help="precision, recall and false alarms per language and category",
@@ -40,7 +41,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_guard_eval(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
-    from pipeline.guard.evaluate import GROUPINGS, evaluate, format_misses, format_table, load
+    from pipeline.guard.evaluate import evaluate, format_misses, format_table, load
 
     try:
         records = load(args.corpus)

@@ -17,7 +17,6 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from pipeline.progress import Progress as Bar
 
 from .errors import DownloadError
 
@@ -52,6 +51,8 @@ RAW_PROGRESS = re.compile(r"Progress (\d+) of (\d+)")
 
 def pip_download(requirement: str, dest: Path, *extra_args: str, label: str | None = None) -> None:
     """Fetch one pinned distribution (no dependencies) into ``dest`` with pip, with a byte progress bar."""
+    from pipeline.progress import Progress as Bar  # rich: here, not in every factline process that names this package
+
     dest.mkdir(parents=True, exist_ok=True)
     cmd = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",

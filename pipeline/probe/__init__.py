@@ -7,7 +7,6 @@ The I/O side (``runner``, ``storage``, ``summary``, ``report``, ``progress``, ``
 and the endpoint.
 """
 
-from pipeline.probe.catalog_probes import build_catalog_probes
 from pipeline.probe.model import KINDS, Probe
 from pipeline.probe.scoring import Verdict, aggregate, rate, score, wilson_interval
 
@@ -16,7 +15,6 @@ __all__ = [
     "Probe",
     "Verdict",
     "aggregate",
-    "build_catalog_probes",
     "rate",
     "score",
     "wilson_interval",

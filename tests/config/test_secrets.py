@@ -64,7 +64,7 @@ class Echo(BaseHTTPRequestHandler):
 @pytest.fixture
 def echo() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()  # closes in <= 50 ms
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()

@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 import httpx
+import pytest
 from sqlalchemy import func, select
 
 from config import Settings
@@ -210,6 +211,7 @@ def test_the_dashboard_run_page_lists_sources_and_each_fact(db_url: str, model: 
     assert [f["fact"] for f in data["fact_checks"][0]["facts"] if not f["supported"]] == ["73%", "Jane Smith"]
 
 
+@pytest.mark.slow  # four `factline` processes, each fact-checking against the source
 def test_an_editors_edit_that_adds_an_unsupported_fact_is_refused(db_url: str, model: ScriptedModel,
                                                                    tmp_path: Path) -> None:
     """REVIEW_MODE=required: an edit adding '73%' fails the run's strict fact check and is refused; the run waits."""

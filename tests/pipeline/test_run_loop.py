@@ -73,7 +73,7 @@ def test_topics_come_from_an_atom_feed(runtime: Runtime, tmp_path) -> None:
         "<entry><title>Feeds as a topic source</title></entry><entry><title>Second</title></entry></feed>")
     handler = lambda *a: SimpleHTTPRequestHandler(*a, directory=str(tmp_path))  # noqa: E731
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()  # closes in <= 50 ms
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/feed.xml"
         runtime.settings = runtime.settings.model_copy(update={"topics_source": url})

@@ -101,6 +101,7 @@ def test_the_catch_up_policy_decides_which_missed_ticks_run(settings: Settings) 
     assert due("all") == every[:-1]  # all also fills the gaps before the latest tick
 
 
+@pytest.mark.slow  # a daemon process, after waiting up to 17 s for a minute to turn
 def test_an_inline_daemon_catches_up_the_latest_tick_missed_while_it_was_down(
         db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
     """SCHEDULE_CATCH_UP=latest: a daemon started four minutes after the pipeline's last tick (every minute) runs

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.guard.evaluate import Figures, evaluate, format_misses, load
+from pipeline.commands import guard as guard_command
+from pipeline.guard.evaluate import GROUPINGS, Figures, evaluate, format_misses, load
 from tests.paths import CLAIMS, ROOT
 
 CORPUS = CLAIMS
@@ -66,6 +67,12 @@ def test_a_reader_that_claims_nothing_fails_the_floor() -> None:
     assert empty.recall == 0.0 and empty.recall < RECALL_FLOOR
 
 
+def test_guard_eval_offers_exactly_the_groupings_the_evaluation_makes() -> None:
+    """`factline guard eval --by` lists the groupings evaluate() computes (the command writes them out)."""
+    assert guard_command.GROUPINGS == GROUPINGS
+
+
+@pytest.mark.slow  # two processes each evaluating the whole labelled corpus (evaluate() runs in-process above)
 def test_guard_eval_command_prints_figures_and_json(tmp_path: Path) -> None:
     """factline guard eval: a table per language, --json with the same overall figures; a missing corpus exits 2."""
     root = ROOT

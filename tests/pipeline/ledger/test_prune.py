@@ -59,6 +59,7 @@ def texts_of(db_url: str, run_id: int) -> dict[str, object]:
         }
 
 
+@pytest.mark.slow  # twelve `factline` processes
 def test_prune_clears_old_texts_and_every_reader_still_answers_for_those_days(
         db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
     """After a prune: diff, report --day, runs, the dashboard's Today, run and publications pages answer as before
@@ -181,6 +182,7 @@ def whole_lines(archive: Path) -> list[dict[str, object]]:
             if line.endswith("\n")]
 
 
+@pytest.mark.slow  # a ledger of 3,000 runs, a prune killed -9, a second prune
 def test_prune_killed_midway_loses_nothing_and_the_next_one_finishes(db_url: str, tmp_path: Path) -> None:
     """kill -9 during `factline db prune`: every run is either pruned (its lines in the archive) or untouched;
     the prune run again finishes with every run pruned, and every line of the archive is whole."""
@@ -231,6 +233,7 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.is_file())
 
 
+@pytest.mark.slow  # two ledgers of 1,000 runs, four prunes
 @pytest.mark.skipif("sqlite" not in BACKENDS, reason="SQLite only")
 def test_the_sqlite_file_shrinks_after_a_prune(tmp_path: Path) -> None:
     """A ledger factline made (incremental auto-vacuum) gives back the pages of long texts as it is pruned;

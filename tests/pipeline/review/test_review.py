@@ -117,6 +117,7 @@ def test_an_edit_that_fails_the_checks_is_refused_and_the_run_still_waits(
         assert s.scalar(select(Publication.id)) is None
 
 
+@pytest.mark.slow  # nine `factline` processes
 def test_reject_publishes_nothing_and_holds_the_topic_unless_requeued(
         db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
     """reject: verdict rejected, no page; a later run takes another topic; approving it then is refused (exit 1)."""

@@ -86,6 +86,7 @@ def test_editors_approve_and_reject_through_the_forms(browser: Any, held: tuple[
     assert ("approve", "alice") in editors and ("reject", "bob") in editors
 
 
+@pytest.mark.slow  # its module's three held runs are three `factline run` processes (its siblings need chromium)
 def test_a_post_without_its_csrf_token_is_refused(held: tuple[dict[str, str], list[int]]) -> None:
     """With the bearer token but no (or another form's) CSRF token: 403, nothing decided."""
     env, (_, _, third) = held
