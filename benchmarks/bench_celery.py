@@ -62,7 +62,7 @@ def throughput(workers: int, runs: int, pipelines: int) -> dict[str, object]:
             from pipeline.ledger.db import open_ledger
 
             sessions = open_ledger(db_url)
-            sender = TickSender(sessions, make_app([settings]), fleet.queue, [], reconcile_seconds=60,
+            sender = TickSender(sessions, make_app(settings.deployment().executor, [settings]), fleet.queue, [], reconcile_seconds=60,
                                 heartbeat_seconds=10)
             _wait_workers_ready(fleet, workers)
             base = datetime(2030, 1, 1, tzinfo=timezone.utc)
@@ -105,7 +105,7 @@ def scheduler_cost(ticks: int) -> dict[str, object]:
     with fresh_pg_database() as db_url:
         settings = load_settings(database_url=db_url, executor="celery", celery_broker_url=BROKER, celery_queue=queue)
         sessions = open_ledger(db_url)
-        app = make_app([settings])
+        app = make_app(settings.deployment().executor, [settings])
         sender = TickSender(sessions, app, queue, [], reconcile_seconds=60, heartbeat_seconds=10)
         base = datetime(2030, 1, 1, tzinfo=timezone.utc)
         sender.tick("content", base - timedelta(days=1))  # connects to the broker and the database

@@ -98,7 +98,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def production_logs_to_devnull() -> None:
     """Configure loguru as pipeline.logs does (text format, INFO), writing to /dev/null: formatting is paid, I/O is not."""
-    from config import load_settings
+    from config.deployment import Logs
+    from config.secrets import Redactor
     from pipeline import logs
 
-    logs.configure(load_settings(log_format="text", log_level="INFO"), stream=open(os.devnull, "w"))  # noqa: SIM115
+    logs.configure(Logs(format="text", level="INFO"), Redactor(()), stream=open(os.devnull, "w"))  # noqa: SIM115

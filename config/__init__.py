@@ -1,7 +1,8 @@
-"""Configuration: one Settings object per pipeline, built once in main() and passed down."""
+"""Configuration: the deployment's settings and one Settings per pipeline, loaded once in main() and passed down."""
 
+from config.deployment import Deployment
 from config.errors import ConfigError
-from config.pipelines import Pipeline, load_pipelines, select
+from config.pipelines import Config, Pipeline, load_config, select
 from config.settings import Settings, load_settings
 
-__all__ = ["ConfigError", "Pipeline", "Settings", "load_pipelines", "load_settings", "select"]
+__all__ = ["Config", "ConfigError", "Deployment", "Pipeline", "Settings", "load_config", "load_settings", "select"]

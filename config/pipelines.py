@@ -21,17 +21,20 @@ an ``InitSettingsSource`` below the pipeline's table, the init source), so every
 same ``Settings`` fields as the environment. (pydantic-settings' ``TomlConfigSettingsSource`` would parse the
 whole file again for every pipeline: 1,000 pipelines took minutes to start.)
 
-Deployment settings (DEPLOYMENT_KEYS: the ledger, the broker, logs, metrics, the local site, the
-embedded model) are not per pipeline and are read from the environment only: the file says what each
-pipeline does, the environment says where this process runs. A file that sets one, an unknown key, a
+Deployment settings (config.deployment: the ledger, the broker, logs, metrics, the local site, the
+embedded model...) are not per pipeline and are read from the environment only: the file says what each
+pipeline does, the environment says where this process runs. ``load_config()`` reads them once into the
+``Deployment`` of a frozen ``Config``, beside the pipelines. A file that sets one, an unknown key, a
 secret written in clear or a bad value is a ``ConfigError`` with one line per problem, naming the
-pipeline and the key. Without a file there is one pipeline, ``content``, configured as before.
+pipeline and the key (a bad deployment value: one line, ``invalid setting WEB_PORT``, however many
+pipelines). Without a file there is one pipeline, ``content``, configured as before.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,22 +43,12 @@ from dotenv import dotenv_values
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource
 
+from config.deployment import DEPLOYMENT_KEYS, VARIABLES, Deployment
 from config.errors import ConfigError
-from config.settings import RenamedEnv, Settings, check_settings, env_name
+from config.settings import RenamedEnv, Settings, check_deployment, check_settings, env_name
 
 DEFAULT_FILE = Path("factline.toml")
 SECRET_KEYS = frozenset({"openai_api_key", "wordpress_app_password"})
-DEPLOYMENT_KEYS = frozenset({
-    "database_url", "executor", "celery_broker_url", "celery_queue", "celery_reconcile_seconds", "run_heartbeat_seconds",
-    "model_cache_dir", "local_model_ctx", "local_model_threads", "local_site_dir", "local_site_host",
-    "local_site_port", "log_format", "log_level", "metrics_host", "metrics_port", "probe_concurrency",
-    "probe_max_tokens", "probe_gate_unknown_tool", "probe_gate_shadow_call", "probe_gate_hallucinated_argument",
-    "web_host", "web_port", "web_token", "web_session_hours", "web_trust_forwarded_proto", "otel_sdk_disabled", "otel_traces_exporter", "otel_exporter_otlp_endpoint",
-    "otel_exporter_otlp_traces_endpoint", "otel_exporter_otlp_protocol", "otel_exporter_otlp_headers",
-    "otel_exporter_otlp_timeout", "otel_service_name", "otel_resource_attributes", "otel_bsp_max_queue_size",
-    "otel_bsp_schedule_delay", "otel_bsp_max_export_batch_size", "otel_instrumentation_genai_capture_message_content",
-    "prune_after_days", "prune_cron", "prune_archive_dir",
-})
 PIPELINE_KEYS = frozenset(Settings.model_fields) - DEPLOYMENT_KEYS - SECRET_KEYS - {"pipeline"}
 
 
@@ -65,6 +58,16 @@ class Pipeline:
 
     name: str
     settings: Settings
+    sources: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Config:
+    """What one process was configured with: the deployment, its pipelines in file order, and where each
+    deployment value came from (by variable name: ``environment $WEB_PORT``, ``.env WEB_PORT``, ``built-in default``)."""
+
+    deployment: Deployment
+    pipelines: tuple[Pipeline, ...]
     sources: dict[str, str]
 
 
@@ -79,15 +82,19 @@ def config_path() -> Path | None:
     return DEFAULT_FILE if DEFAULT_FILE.is_file() else None
 
 
-def load_pipelines(**overrides: Any) -> list[Pipeline]:
-    """Every configured pipeline, in file order; one pipeline ``content`` from the environment without a file."""
+def load_config(**overrides: Any) -> Config:
+    """The deployment and every configured pipeline, in file order (one pipeline ``content`` from the environment
+    without a file); a ConfigError with one line per problem, the deployment's first."""
+    deployment, problems = check_deployment({k: v for k, v in overrides.items() if k in DEPLOYMENT_KEYS})
+    overrides = {k: v for k, v in overrides.items() if k not in DEPLOYMENT_KEYS}
     path = config_path()
     if path is None:
-        settings = check_settings(Settings, overrides)
-        return [Pipeline(settings.pipeline, settings, _sources(settings, {}, {}, None))]
+        settings = check_settings(Settings, overrides, deployment, problems=problems)
+        return Config(deployment, (Pipeline(settings.pipeline, settings, _sources(settings, {}, {}, None)),),
+                      _deployment_sources())
     data = _read(path)
     defaults, tables = data.get("defaults", {}), data.get("pipelines", [])
-    problems = _check_table(path, "[defaults]", defaults)
+    problems += _check_table(path, "[defaults]", defaults)
     names: set[str] = set()
     for i, table in enumerate(tables):
         where = f"pipeline {table.get('name', f'#{i + 1}')!r}"
@@ -107,17 +114,17 @@ def load_pipelines(**overrides: Any) -> list[Pipeline]:
             continue
         init = {"pipeline": table["name"], **_plain(table), **_secrets(defaults), **_secrets(table), **overrides}
         try:
-            settings = check_settings(cls, init, where=where)
+            settings = check_settings(cls, init, deployment, where=where)
         except ConfigError as exc:
             problems.extend(exc.problems)
             continue
         pipelines.append(Pipeline(table["name"], settings, _sources(settings, table, defaults, path)))
     if problems:
         raise ConfigError(*problems)
-    return pipelines
+    return Config(deployment, tuple(pipelines), _deployment_sources())
 
 
-def select(pipelines: list[Pipeline], name: str | None) -> Pipeline:
+def select(pipelines: Sequence[Pipeline], name: str | None) -> Pipeline:
     """The pipeline called ``name`` (the only one when ``name`` is None); ConfigError naming the choices."""
     if name is None:
         if len(pipelines) == 1:
@@ -195,6 +202,14 @@ def _file_settings_class(defaults: dict[str, Any] | None) -> type[Settings]:
 
     FileSettings.__name__ = FileSettings.__qualname__ = "Settings"
     return FileSettings
+
+
+def _deployment_sources() -> dict[str, str]:
+    """Where each deployment variable's value came from: the environment, .env, or the built-in default."""
+    dotenv = {k.upper() for k in dotenv_values(".env")} if Path(".env").is_file() else set()
+    env = {k.upper() for k in os.environ}
+    return {name: f"environment ${name}" if name in env else f".env {name}" if name in dotenv else "built-in default"
+            for name in VARIABLES}
 
 
 def _sources(settings: Settings, table: dict[str, Any], defaults: dict[str, Any], path: Path | None) -> dict[str, str]:

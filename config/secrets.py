@@ -23,7 +23,7 @@ from urllib.parse import quote, unquote
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from config.settings import key_values
+from config.values import key_values
 
 if TYPE_CHECKING:
     from config.settings import Settings

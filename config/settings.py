@@ -1,61 +1,48 @@
-"""The one Settings object, read from the environment and an optional .env file.
+"""A pipeline's Settings, read from the environment, an optional .env file and the pipelines file; every check.
 
-Nothing reads ``os.environ`` at import time: ``load_settings()`` is called by the CLI's
-``main()`` and the result is passed down. A bad value raises ``ConfigError`` whose message
-is one line naming the variable; every bad setting is reported at once (one line each), then the
-CLI exits 2. A check of one value is a ``field_validator`` on Settings; a check across values is a
-function in ``CROSS_CHECKS`` that returns its problem lines.
+Nothing reads ``os.environ`` at import time: ``config.pipelines.load_config()`` is called by the CLI's ``main()``
+and the result is passed down (``load_settings()`` builds one pipeline's Settings the same way, for tests and
+scripts). A bad value raises ``ConfigError`` whose message is one line naming the variable; every bad setting is
+reported at once (one line each, the deployment's first), then the CLI exits 2. A check of one value is its type
+(config.values) or a ``field_validator``; a check across values is a function in ``DEPLOYMENT_CHECKS`` (run once
+on the Deployment) or ``CROSS_CHECKS`` (run per pipeline, with its deployment) that returns its problem lines.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import ipaddress
 import os
-import re
 import tempfile
 from collections.abc import Callable
-from datetime import timezone
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from sqlalchemy.engine import make_url
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
-from config.cron import parse_cron, parse_time_zone
+from config.deployment import (DEPLOYMENT_KEYS, RABBITMQ_CONSUMER_TIMEOUT_SECONDS, VARIABLES, Deployment,
+                               load_deployment, nest)
 from config.errors import ConfigError
 from config.topics import TopicsFileError, read_jsonl_topics
+from config.values import (BARE_HOST, DAY, HOUR, MAX_BYTES, MAX_CONTEXT, BindHost, BrokerUrl, Cron, DatabaseUrl,
+                           HttpUrl, KeyValues, LogFormat, LogLevel, SecretKeyValues, TimeZone, Token, ip_literal,
+                           seconds)
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_TOPICS = CONFIG_DIR / "topics.jsonl"
 
 CommaList = Annotated[list[str], NoDecode]
-HOUR, DAY = 3600, 86_400
-MAX_CONTEXT = 1_048_576  # tokens: no model reads more in one request
-MAX_BYTES = 1_000_000_000  # a feed or page cap beyond this is no cap on a 2-core host
-NUMERIC_HOST = re.compile(r"^[0-9.]+$")  # 999.1.1.1 looks like an address and is none
-BARE_HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
-
-
-def _ip_literal(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
-
-
-def seconds(default: float, most: float) -> Any:
-    """A duration setting: finite, above 0 and at most ``most`` (inf, nan and 1e300 are refused at start)."""
-    return Field(default, gt=0, le=most, allow_inf_nan=False)
 ENV_NAMES = {"language": "FACTLINE_LANGUAGE",  # LANGUAGE is gettext's variable, set on most Linux logins
              "review": "REVIEW_MODE"}  # `review` in the pipelines file
 
 
 class Settings(BaseSettings):
-    """Every knob factline has. Environment names are the field names in upper case."""
+    """What one pipeline does, and its secrets. Environment names are the field names in upper case.
+
+    It also holds its deployment's values under their flat names (``database_url``, ``web_port``...: the fields
+    of config.deployment.Deployment), filled from the one Deployment the process loaded, so that they agree in
+    every pipeline; code takes them from the Deployment, ``config show`` and the Redactor read them here."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
 
@@ -64,17 +51,17 @@ class Settings(BaseSettings):
     language: Literal["en", "zh"] = "en"  # the language of the articles this pipeline writes (FACTLINE_LANGUAGE)
 
     # ledger
-    database_url: str = "sqlite:///var/factline.db"
+    database_url: DatabaseUrl = "sqlite:///var/factline.db"
 
     # where runs execute: in the daemon's process, or on Celery workers (pipeline.daemon, pipeline.workers)
     executor: Literal["inline", "celery"] = "inline"
-    celery_broker_url: str = "amqp://guest:guest@127.0.0.1:5672//"
+    celery_broker_url: BrokerUrl = "amqp://guest:guest@127.0.0.1:5672//"
     celery_queue: str = Field("factline.ticks", pattern=r"^[A-Za-z0-9_.-]{1,200}$")  # one queue per deployment
     celery_reconcile_seconds: float = Field(15.0, gt=0, le=3600)  # how often the scheduler re-sends lost ticks
     run_heartbeat_seconds: float = Field(10.0, gt=0, le=600)  # a worker's run proves it is alive this often
 
     # the LLM endpoint (any OpenAI-compatible chat-completions server with tools)
-    openai_base_url: str | None = None
+    openai_base_url: HttpUrl = None
     openai_api_key: SecretStr = SecretStr("not-needed")
     factline_model: str = Field("qwen2.5-coder-0.5b-instruct", max_length=200)
     tool_call_mode: Literal["auto", "native", "constrained"] = "auto"
@@ -127,9 +114,9 @@ class Settings(BaseSettings):
     publish_target: Literal["local", "wordpress"] = "local"
     publish_domain_whitelist: CommaList = ["127.0.0.1", "localhost"]
     local_site_dir: Path = Path("var/site")
-    local_site_host: str = "127.0.0.1"
+    local_site_host: BindHost = "127.0.0.1"
     local_site_port: int = Field(8765, ge=0, le=65535)
-    wordpress_url: str | None = None
+    wordpress_url: HttpUrl = None
     wordpress_user: str | None = None
     wordpress_app_password: SecretStr | None = None
     wordpress_categories: CommaList = []  # the pipeline's post categories, created on WordPress when missing
@@ -143,46 +130,46 @@ class Settings(BaseSettings):
     review_expire_hours: float = seconds(72.0, 24 * 366)
 
     # logging (both case-insensitive; NO_COLOR, the cross-tool convention, is read by pipeline.logs)
-    log_format: Literal["text", "json"] = "text"
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: LogFormat = "text"
+    log_level: LogLevel = "INFO"
 
     # daemon (crontab expressions and an IANA time zone, checked here with config.cron)
-    schedule_cron: str = "0 6 * * *"
-    schedule_timezone: str = "UTC"
+    schedule_cron: Cron = "0 6 * * *"
+    schedule_timezone: TimeZone = "UTC"
     schedule_misfire_grace_seconds: int = Field(300, ge=1, le=DAY)
     # ticks missed while no scheduler ran (within the grace time): each its own run, only the latest, or none
     schedule_catch_up: Literal["all", "latest", "none"] = "all"
-    report_cron: str = "55 23 * * *"
+    report_cron: Cron = "55 23 * * *"
     # retention (pipeline.ledger.prune): the daemon clears the bulky texts of runs older than this many days,
     # at PRUNE_CRON (UTC); 0: never. With PRUNE_ARCHIVE_DIR it first appends them to prune-<UTC date>.jsonl there
     prune_after_days: int = Field(0, ge=0, le=36_500)
-    prune_cron: str = "30 3 * * *"
+    prune_cron: Cron = "30 3 * * *"
     prune_archive_dir: Path | None = None
-    alert_webhook_url: str | None = None
+    alert_webhook_url: HttpUrl = None
     alert_deadline_seconds: float = seconds(10.0, HOUR)  # one POST, all of it (pipeline.webhook)
-    metrics_host: str = "127.0.0.1"
+    metrics_host: BindHost = "127.0.0.1"
     metrics_port: int = Field(9464, ge=0, le=65535)  # 0: pick a free port (the daemon prints it)
 
     # OpenTelemetry traces (pipeline.tracing): off unless an OTLP endpoint or OTEL_TRACES_EXPORTER says where to
     # send them; the standard variable names, read here and passed down (the SDK reads none of them itself)
     otel_sdk_disabled: bool = False
     otel_traces_exporter: Literal["otlp", "console", "none"] | None = None  # unset: otlp when an endpoint is set
-    otel_exporter_otlp_endpoint: str | None = None  # the collector's base URL; /v1/traces is appended
-    otel_exporter_otlp_traces_endpoint: str | None = None  # the full URL of the traces endpoint, used as it is
+    otel_exporter_otlp_endpoint: HttpUrl = None  # the collector's base URL; /v1/traces is appended
+    otel_exporter_otlp_traces_endpoint: HttpUrl = None  # the full URL of the traces endpoint, used as it is
     otel_exporter_otlp_protocol: Literal["http/protobuf"] = "http/protobuf"
-    otel_exporter_otlp_headers: SecretStr | None = None  # key=value,key=value (an API key: a secret, never logged)
+    otel_exporter_otlp_headers: SecretKeyValues = None  # key=value,key=value (an API key: a secret, never logged)
     otel_exporter_otlp_timeout: float = seconds(10.0, HOUR)  # one export request (seconds, as the Python SDK reads it)
     otel_service_name: str = "factline"
-    otel_resource_attributes: str | None = None  # key=value,key=value
+    otel_resource_attributes: KeyValues = None  # key=value,key=value
     otel_bsp_max_queue_size: int = Field(2048, ge=1)  # spans waiting for export; past it new spans are dropped
     otel_bsp_schedule_delay: int = Field(5000, ge=1)  # milliseconds between two exports
     otel_bsp_max_export_batch_size: int = Field(512, ge=1)
     otel_instrumentation_genai_capture_message_content: bool = False  # message, tool argument and result text in spans
 
     # the dashboard (factline web; the daemon serves it too when WEB_PORT is not 0): pipeline.web
-    web_host: str = "127.0.0.1"
+    web_host: BindHost = "127.0.0.1"
     web_port: int = Field(0, ge=0, le=65535)
-    web_token: SecretStr | None = None  # when set, required as a bearer token or the login form's cookie
+    web_token: Token = None  # when set, required as a bearer token or the login form's cookie
     web_session_hours: float = Field(12.0, gt=0, le=24 * 30, allow_inf_nan=False)  # a login cookie's lifetime
     web_trust_forwarded_proto: bool = False  # believe X-Forwarded-Proto: https (a TLS proxy in front) for Secure cookies
 
@@ -213,7 +200,7 @@ class Settings(BaseSettings):
     @classmethod
     def _bare_private_hosts(cls, hosts: list[str]) -> list[str]:
         hosts = [h.lower() for h in hosts]
-        bad = [h for h in hosts if not BARE_HOST.match(h) and not _ip_literal(h)]
+        bad = [h for h in hosts if not BARE_HOST.match(h) and not ip_literal(h)]
         if bad:
             raise ValueError(f"entries must be bare host names, without scheme, port or path (not {', '.join(bad)})")
         return hosts
@@ -224,74 +211,10 @@ class Settings(BaseSettings):
         hosts = [h.lower() for h in hosts]
         if not hosts:
             raise ValueError("must name at least one host (comma-separated)")
-        bad = [h for h in hosts if not BARE_HOST.match(h) and not _ip_literal(h)]
+        bad = [h for h in hosts if not BARE_HOST.match(h) and not ip_literal(h)]
         if bad:
             raise ValueError(f"entries must be bare host names, without scheme, port or path (not {', '.join(bad)})")
         return hosts
-
-    @field_validator("web_token")
-    @classmethod
-    def _long_token(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is None or not value.get_secret_value():
-            return None  # WEB_TOKEN= (empty) means no token
-        if len(value.get_secret_value()) < 16:
-            raise ValueError("must be at least 16 characters (e.g. `python -c 'import secrets; print(secrets.token_urlsafe())'`)")
-        return value
-
-    @field_validator("log_level", "log_format", mode="before")
-    @classmethod
-    def _any_case(cls, value: object, info: Any) -> object:
-        if not isinstance(value, str):
-            return value
-        return value.strip().upper() if info.field_name == "log_level" else value.strip().lower()
-
-    @field_validator("schedule_timezone")
-    @classmethod
-    def _time_zone(cls, value: str) -> str:
-        parse_time_zone(value)
-        return value
-
-    @field_validator("schedule_cron", "report_cron", "prune_cron")
-    @classmethod
-    def _cron(cls, value: str) -> str:
-        parse_cron(value, timezone.utc)
-        return value
-
-    @field_validator("database_url")
-    @classmethod
-    def _known_database(cls, value: str) -> str:
-        if not value.startswith(("sqlite://", "postgresql://", "postgresql+psycopg://")):
-            raise ValueError("must start with sqlite:// or postgresql+psycopg://")
-        if value.startswith("sqlite") and make_url(value).database in (None, "", ":memory:"):
-            raise ValueError("names an in-memory SQLite database, which is lost when the process ends; "
-                             "name a file: sqlite:///var/factline.db")
-        if value.startswith("postgresql://"):
-            return "postgresql+psycopg://" + value.removeprefix("postgresql://")
-        return value
-
-    @field_validator("celery_broker_url")
-    @classmethod
-    def _known_broker(cls, value: str) -> str:
-        if not value.startswith(("amqp://", "pyamqp://", "redis://", "rediss://")):
-            raise ValueError("must start with amqp:// (RabbitMQ) or redis://")
-        return value
-
-    @field_validator("openai_base_url", "alert_webhook_url", "wordpress_url", "otel_exporter_otlp_endpoint",
-                     "otel_exporter_otlp_traces_endpoint")
-    @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if not value:
-            return None
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("must be an http:// or https:// URL")
-        try:
-            parts = urlsplit(value)
-            parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
-        except ValueError:
-            raise ValueError("is not a URL (its host or port cannot be read)") from None
-        if not parts.hostname or any(ord(c) < 33 or ord(c) == 127 for c in value):
-            raise ValueError("must name a host, without spaces or control characters (http://host[:port]/...)")
-        return value
 
     @field_validator("factline_model")
     @classmethod
@@ -300,37 +223,10 @@ class Settings(BaseSettings):
             raise ValueError("must name the model (it is empty)")
         return value
 
-    @field_validator("local_site_host", "web_host", "metrics_host")
-    @classmethod
-    def _bind_host(cls, value: str) -> str:
-        if _ip_literal(value) or (BARE_HOST.match(value.lower()) and not NUMERIC_HOST.match(value)):
-            return value
-        raise ValueError("must be an IP address (such as 127.0.0.1 or 0.0.0.0) or a host name")
-
-    @field_validator("otel_resource_attributes")
-    @classmethod
-    def _key_values(cls, value: str | None) -> str | None:
-        if value:
-            key_values(value)
-        return value or None
-
-    @field_validator("otel_exporter_otlp_headers")
-    @classmethod
-    def _headers(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is None or not value.get_secret_value():
-            return None
-        try:
-            key_values(value.get_secret_value())
-        except ValueError:
-            raise ValueError("must be key=value pairs separated by commas") from None  # the value is a secret
-        return value
-
-    def tracing_on(self) -> bool:
-        """Whether OTEL_* settings ask for traces: an exporter named, or an OTLP endpoint given."""
-        if self.otel_sdk_disabled or self.otel_traces_exporter == "none":
-            return False
-        return self.otel_traces_exporter is not None or bool(
-            self.otel_exporter_otlp_endpoint or self.otel_exporter_otlp_traces_endpoint)
+    def deployment(self) -> Deployment:
+        """The deployment's values these settings were loaded with (config.deployment; the same in every pipeline
+        of a process): what opening one pipeline on its own needs (pipeline.runtime.open_runtime)."""
+        return Deployment(**nest({name: getattr(self, name.lower()) for name in VARIABLES}))
 
     def wordpress_site(self) -> tuple[str, str, SecretStr]:
         """WORDPRESS_URL, WORDPRESS_USER and WORDPRESS_APP_PASSWORD; a ConfigError names every one missing."""
@@ -338,17 +234,6 @@ class Settings(BaseSettings):
             raise ConfigError(*missing)
         assert self.wordpress_url and self.wordpress_user and self.wordpress_app_password  # for the type checker
         return self.wordpress_url, self.wordpress_user, self.wordpress_app_password
-
-
-def key_values(text: str) -> dict[str, str]:
-    """``a=1,b=2`` (the OTEL_* list form, values percent-decoded) as a dict; ValueError on a pair without ``=``."""
-    pairs = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"{item!r} is not key=value")
-        pairs[key.strip()] = unquote(value.strip())
-    return pairs
 
 
 WORDPRESS_FIELDS = ("wordpress_url", "wordpress_user", "wordpress_app_password")
@@ -385,11 +270,11 @@ def env_name(field: str) -> str:
     return ENV_NAMES.get(field, field.upper())
 
 
-def _wordpress_credentials(settings: Settings) -> list[str]:
+def _wordpress_credentials(deployment: Deployment, settings: Settings) -> list[str]:
     return _missing_wordpress(settings) if settings.publish_target == "wordpress" else []
 
 
-def _topics_readable(settings: Settings) -> list[str]:
+def _topics_readable(deployment: Deployment, settings: Settings) -> list[str]:
     source = settings.topics_source
     if source.startswith(("http://", "https://")):
         return []
@@ -421,33 +306,50 @@ def _creatable(path: Path, folder: bool) -> bool:
     return place.is_dir() and _writable_dir(place)
 
 
-def _places_writable(settings: Settings) -> list[str]:
-    problems = []
-    if settings.database_url.startswith("sqlite"):
-        database = make_url(settings.database_url).database or ""
-        if not _creatable(Path(database), folder=False):
-            problems.append("invalid setting DATABASE_URL: the SQLite file's folder cannot be created or written here")
-    site = settings.local_site_dir
-    if settings.publish_target == "local" and not _creatable(site, folder=True):
-        problems.append("invalid setting LOCAL_SITE_DIR: not a folder this process can create or write in")
-    archive = settings.prune_archive_dir
-    if settings.prune_after_days and archive is not None and not _creatable(archive, folder=True):
-        problems.append("invalid setting PRUNE_ARCHIVE_DIR: not a folder this process can create or write in")
-    return problems
+def _ledger_writable(deployment: Deployment) -> list[str]:
+    url = deployment.ledger.url
+    if url.startswith("sqlite") and not _creatable(Path(make_url(url).database or ""), folder=False):
+        return ["invalid setting DATABASE_URL: the SQLite file's folder cannot be created or written here"]
+    return []
 
 
-def _tracing_installed(settings: Settings) -> list[str]:
+def _archive_writable(deployment: Deployment) -> list[str]:
+    archive = deployment.prune.archive_dir
+    if deployment.prune.after_days and archive is not None and not _creatable(archive, folder=True):
+        return ["invalid setting PRUNE_ARCHIVE_DIR: not a folder this process can create or write in"]
+    return []
+
+
+def _tracing_installed(deployment: Deployment) -> list[str]:
     """Traces need the SDK and the OTLP exporter, which are an extra (``pip install 'factline[otel]'``)."""
-    if not settings.tracing_on() or importlib.util.find_spec("opentelemetry.sdk") is not None and (
-            settings.otel_traces_exporter == "console"
+    otel = deployment.otel
+    if not otel.tracing_on() or importlib.util.find_spec("opentelemetry.sdk") is not None and (
+            otel.traces_exporter == "console"
             or importlib.util.find_spec("opentelemetry.exporter.otlp.proto.http") is not None):
         return []
-    name = "OTEL_TRACES_EXPORTER" if settings.otel_traces_exporter else "OTEL_EXPORTER_OTLP_ENDPOINT"
+    name = "OTEL_TRACES_EXPORTER" if otel.traces_exporter else "OTEL_EXPORTER_OTLP_ENDPOINT"
     return [f"invalid setting {name}: traces need the OpenTelemetry SDK and OTLP exporter: pip install 'factline[otel]'"]
 
 
-CROSS_CHECKS: tuple[Callable[[Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable,
-                                                              _places_writable, _tracing_installed)
+def _site_writable(deployment: Deployment, settings: Settings) -> list[str]:
+    if settings.publish_target == "local" and not _creatable(deployment.site.dir, folder=True):
+        return ["invalid setting LOCAL_SITE_DIR: not a folder this process can create or write in"]
+    return []
+
+
+def _run_fits_broker(deployment: Deployment, settings: Settings) -> list[str]:
+    """A run sent over RabbitMQ must end before its consumer timeout closes the channel (docs/architecture.md,
+    "Settings: the deployment's and a pipeline's"); Redis has none, and the inline executor sends nothing."""
+    if deployment.executor.over_rabbitmq() and settings.run_max_seconds >= RABBITMQ_CONSUMER_TIMEOUT_SECONDS:
+        return [f"invalid setting RUN_MAX_SECONDS: must be below {RABBITMQ_CONSUMER_TIMEOUT_SECONDS} s, RabbitMQ's "
+                "consumer timeout, when EXECUTOR=celery sends runs over amqp://"]
+    return []
+
+
+DEPLOYMENT_CHECKS: tuple[Callable[[Deployment], list[str]], ...] = (_ledger_writable, _archive_writable,
+                                                                   _tracing_installed)
+CROSS_CHECKS: tuple[Callable[[Deployment, Settings], list[str]], ...] = (_wordpress_credentials, _topics_readable,
+                                                                          _site_writable, _run_fits_broker)
 
 
 def _problem(error: Any, where: str) -> str:
@@ -459,27 +361,37 @@ def _problem(error: Any, where: str) -> str:
     return f"invalid setting {env_name(name)}: {message}"
 
 
+def check_deployment(overrides: dict[str, Any] | None = None) -> tuple[Deployment, list[str]]:
+    """The Deployment (a bad value at its default) and every problem of it: its values, then DEPLOYMENT_CHECKS."""
+    deployment, problems = load_deployment(overrides)
+    return deployment, problems + [line for check in DEPLOYMENT_CHECKS for line in check(deployment)]
+
+
 def load_settings(**overrides: object) -> Settings:
-    """Build Settings from the environment (and .env); raise ConfigError with a line per bad variable."""
-    return check_settings(Settings, overrides)
+    """One pipeline's Settings from the environment (and .env), with the deployment's values; a ConfigError with a
+    line per bad variable, the deployment's first. (The CLI reads the pipelines file too: config.pipelines.)"""
+    deployment, problems = check_deployment({k: v for k, v in overrides.items() if k in DEPLOYMENT_KEYS})
+    return check_settings(Settings, overrides, deployment, problems=problems)
 
 
-def check_settings(cls: type[Settings], values: dict[str, Any], where: str = "") -> Settings:
-    """``cls(**values)``, or a ConfigError with one line per bad setting.
+def check_settings(cls: type[Settings], values: dict[str, Any], deployment: Deployment, where: str = "",
+                   problems: list[str] | None = None) -> Settings:
+    """``cls(**values)`` with the deployment's values, or a ConfigError with ``problems`` and one line per bad setting.
 
-    When some values are invalid, the cross-value checks still run, on those values' defaults, so one
-    start reports every problem. ``where`` prefixes each line (the pipelines file and pipeline).
+    When some values are invalid, the checks across values still run, on those values' defaults, so one start
+    reports every problem. ``where`` prefixes each line (the pipelines file and pipeline).
     """
-    problems: list[str] = []
+    problems = list(problems or [])
+    values = {**values, **deployment.values()}
     try:
         settings = cls(**values)
     except ValidationError as exc:
         errors = exc.errors()
-        problems = list(dict.fromkeys(_problem(err, where) for err in errors))
+        problems += list(dict.fromkeys(_problem(err, where) for err in errors))
         bad = {str(err["loc"][0]) for err in errors if err["loc"]}
         defaults = {name: Settings.model_fields[name].default for name in bad if name in Settings.model_fields}
         settings = cls(**{**values, **defaults})
-    problems += [f"{where}: {line}" if where else line for check in CROSS_CHECKS for line in check(settings)]
+    problems += [f"{where}: {line}" if where else line for check in CROSS_CHECKS for line in check(deployment, settings)]
     if problems:
         raise ConfigError(*problems)
     return settings

@@ -1,11 +1,12 @@
-"""Alembic environment: imports only the ledger's Base and the settings."""
+"""Alembic environment: imports only the ledger's Base and the deployment's settings (DATABASE_URL)."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import Engine
 
-from config import load_settings
+from config import ConfigError
+from config.deployment import load_deployment
 from pipeline.ledger.models import Base
 
 target_metadata = Base.metadata
@@ -16,7 +17,10 @@ def run_migrations() -> None:
     if engine is None:
         from pipeline.ledger.db import make_engine
 
-        engine = make_engine(load_settings().database_url)
+        deployment, problems = load_deployment()
+        if problems:
+            raise ConfigError(*problems)
+        engine = make_engine(deployment.ledger.url)
     with engine.connect() as connection:
         sqlite = connection.dialect.name == "sqlite"
         if sqlite:  # batch migrations recreate tables that other rows reference; checked again after

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from config import ConfigError, load_pipelines, select
+from config import ConfigError, Deployment, Settings, load_config, select
 from pipeline.commands import (amend, audit, daemon, db, diff, guard, model, pipelines, probe, report, review, run, runs,
                                site, web, worker)
 from pipeline.commands.common import CommandError, Handler, stdout_closed
@@ -94,8 +94,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     _complete(parser)
     args = parser.parse_args(argv)
     try:
-        args.fleet = load_pipelines()  # config.pipelines: one pipeline `content` without a pipelines file
+        args.config = load_config()  # config.pipelines: one pipeline `content` without a pipelines file
+        args.fleet = args.config.pipelines
         one = args.command == "run" or getattr(args, "pipeline", None) is not None
+        # a command without --pipeline that is not `run` gets the first pipeline: a pipeline-level default (its
+        # schedule's time zone, say), never a deployment value (those are args.config.deployment)
         settings = (select(args.fleet, getattr(args, "pipeline", None)) if one else args.fleet[0]).settings
     except ConfigError as exc:
         for line in exc.problems:
@@ -104,11 +107,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from config.secrets import Redactor
     from pipeline import logs
 
-    logs.configure(settings, redact=Redactor.of(*(p.settings for p in args.fleet)))
-    return run_command(settings, args)
+    logs.configure(args.config.deployment.logs, Redactor.of(*(p.settings for p in args.fleet)))
+    return run_command(args.config.deployment, settings, args)
 
 
-def run_command(settings: object, args: argparse.Namespace) -> int:
+def run_command(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     """Run the parsed command; every exception that ends a command becomes its exit code here, and only here."""
     from loguru import logger
     from sqlalchemy.exc import DBAPIError
@@ -119,9 +122,9 @@ def run_command(settings: object, args: argparse.Namespace) -> int:
     from pipeline.outcome import Interrupted, StopRun, one_line
 
     handler: Handler = args.handler
-    redact = Redactor.of(settings)  # type: ignore[arg-type]
+    redact = Redactor.of(settings)
     try:
-        return handler(settings, args)  # type: ignore[arg-type]
+        return handler(deployment, settings, args)
     except ConfigError as exc:
         for line in exc.problems:
             print(f"factline: {line}", file=sys.stderr)
@@ -144,7 +147,7 @@ def run_command(settings: object, args: argparse.Namespace) -> int:
         return 0
     except DBAPIError as exc:  # the ledger's server went away or refused: one line, the password never in it
         logger.opt(exception=exc).debug("factline.ledger_failed")
-        print(f"factline: the ledger at {shown_url(settings.database_url)} failed: "  # type: ignore[attr-defined]
+        print(f"factline: the ledger at {shown_url(deployment.ledger.url)} failed: "
               f"{redact(one_line(exc.orig or exc))}", file=sys.stderr)
         return 1
     except Exception as exc:  # a bug: one line here, the traceback at LOG_LEVEL=DEBUG

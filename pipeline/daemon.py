@@ -46,7 +46,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from loguru import logger
 from sqlalchemy.orm import Session, sessionmaker
 
-from config import ConfigError, Settings
+from config import ConfigError, Deployment, Settings
 from config.cron import cron_trigger, tick_time, time_zone
 from pipeline.alerts import Alert, no_publication_alert, review_alert, run_alert
 from pipeline.executors import ClaimedElsewhere, Crashed, Executor, Queued, Ran, Ticked, open_executor
@@ -65,6 +65,8 @@ from pipeline.workers.dispatch import Schedule
 
 ALERT_GRACE_SECONDS = 2.0
 STOP_GRACE_SECONDS = 15.0
+JOB_GRACE_SECONDS = 300  # a deployment job (prune, catch-up, reconcile) still runs this late; a pipeline's own jobs
+# (tick, report) take its SCHEDULE_MISFIRE_GRACE_SECONDS
 FIRE_TIME = object()
 """Job argument placeholder that TickExecutor replaces with the job's scheduled fire time."""
 
@@ -243,16 +245,16 @@ def check_schedules(pipelines: Sequence[Settings]) -> dict[str, Triggers]:
     return triggers
 
 
-def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = print) -> int:
+def run_daemon(deployment: Deployment, pipelines: Sequence[Settings], announce: Callable[[str], None] = print) -> int:
     """Run until SIGTERM/SIGINT; 0 after a clean stop. Bad schedules raise ConfigError before anything starts."""
     triggers = check_schedules(pipelines)
-    settings = pipelines[0]  # deployment settings (ledger, metrics, executor, web) are the same in every pipeline
-    if settings.web_port:
-        check_exposure(settings.web_host, settings)
+    if deployment.web.port:
+        check_exposure(deployment.web.host, deployment.web)
     stop = threading.Event()
     on_stop_signals(stop, before=lambda signum: logger.warning("daemon.signal", signal=signum.name))
     with ExitStack() as stack:
-        executor = stack.enter_context(open_executor(pipelines, [t.schedule for t in triggers.values()], stop))
+        executor = stack.enter_context(open_executor(deployment, pipelines, [t.schedule for t in triggers.values()],
+                                                     stop))
         metrics = _metrics(executor, pipelines)
         alerts = {p.pipeline: WebhookSender(p.alert_webhook_url, p.alert_deadline_seconds, p.http_trust_env)
                   for p in pipelines if p.alert_webhook_url is not None}
@@ -260,8 +262,8 @@ def run_daemon(pipelines: Sequence[Settings], announce: Callable[[str], None] = 
             stack.callback(sender.close, grace=ALERT_GRACE_SECONDS)
         daemon = Daemon(pipelines, executor, metrics, stop, alerts)
         healthy = threading.Event()
-        _serve(stack, settings, executor, metrics, healthy, announce)
-        scheduler = _scheduler(settings, daemon, triggers)
+        _serve(stack, deployment, pipelines[0], executor, metrics, healthy, announce)
+        scheduler = _scheduler(deployment, daemon, triggers)
         scheduler.start()
         healthy.set()
         logger.info("daemon.started", executor=executor.name, pipelines=[p.pipeline for p in pipelines],
@@ -290,14 +292,17 @@ def _metrics(executor: Executor, pipelines: Sequence[Settings]) -> Metrics:
     return metrics
 
 
-def _serve(stack: ExitStack, settings: Settings, executor: Executor, metrics: Metrics, healthy: threading.Event,
-           announce: Callable[[str], None]) -> None:
-    """/metrics and /healthz, the dashboard when WEB_PORT is not 0, and say where the local site is."""
-    server = stack.enter_context(MetricsServer(metrics, settings.metrics_host, settings.metrics_port, healthy))
+def _serve(stack: ExitStack, deployment: Deployment, first: Settings, executor: Executor, metrics: Metrics,
+           healthy: threading.Event, announce: Callable[[str], None]) -> None:
+    """/metrics and /healthz, the dashboard when WEB_PORT is not 0, and say where the local site is.
+
+    The dashboard shows times in the first pipeline's SCHEDULE_TIMEZONE (a pipeline's choice, not the deployment's:
+    one dashboard over several pipelines in different zones would need its own setting)."""
+    server = stack.enter_context(MetricsServer(metrics, deployment.metrics.host, deployment.metrics.port, healthy))
     announce(f"factline daemon: metrics at {server.url}/metrics, health at {server.url}/healthz")
-    if settings.web_port:
-        dashboard = stack.enter_context(WebServer(build_app(settings, executor.sessions), settings.web_host,
-                                                  settings.web_port))
+    web = deployment.web
+    if web.port:
+        dashboard = stack.enter_context(WebServer(build_app(deployment, first, executor.sessions), web.host, web.port))
         announce(f"factline daemon: dashboard at {dashboard.url}/")
     for site in executor.sites:
         if site.serving:
@@ -314,7 +319,7 @@ def _abandon(sessions: sessionmaker[Session]) -> None:
     os._exit(1)  # the scheduler's threads are not daemon threads: a normal exit would wait for them
 
 
-def _scheduler(settings: Settings, daemon: Daemon, triggers: dict[str, Triggers]) -> BackgroundScheduler:
+def _scheduler(deployment: Deployment, daemon: Daemon, triggers: dict[str, Triggers]) -> BackgroundScheduler:
     """The tick jobs (one per pipeline, or one per distinct schedule when the executor ``groups_ticks``), each
     pipeline's report job, the executor's catch-up (at once) and reconcile (at once, then every interval)
     jobs, and the prune at PRUNE_CRON when PRUNE_AFTER_DAYS is set."""
@@ -322,8 +327,7 @@ def _scheduler(settings: Settings, daemon: Daemon, triggers: dict[str, Triggers]
     groups = _tick_groups(triggers) if daemon.executor.groups_ticks else [(name,) for name in triggers]
     scheduler = BackgroundScheduler(  # a thread per tick job (one tick at once each), reports, reconcile, prune
         executors={"default": TickExecutor(max_workers=len(groups) + 3)}, timezone="UTC",
-        job_defaults={"coalesce": True, "max_instances": 1,
-                      "misfire_grace_time": settings.schedule_misfire_grace_seconds})
+        job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": JOB_GRACE_SECONDS})
     scheduler.add_listener(_log_skipped, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)
     for number, names in enumerate(groups):
         schedule = triggers[names[0]].schedule
@@ -335,10 +339,11 @@ def _scheduler(settings: Settings, daemon: Daemon, triggers: dict[str, Triggers]
                               name=f"{names[0]} tick", misfire_grace_time=schedule.grace_seconds)
     for name, t in triggers.items():
         scheduler.add_job(daemon.daily_report, t.report, args=[name, FIRE_TIME], id=f"report:{name}",
-                          name=f"{name} daily report")
-    if settings.prune_after_days:
-        scheduler.add_job(daemon.prune, cron_trigger(settings.prune_cron, time_zone("UTC"), "PRUNE_CRON"),
-                          args=[settings.prune_after_days, settings.prune_archive_dir, FIRE_TIME], id="prune",
+                          name=f"{name} daily report", misfire_grace_time=t.schedule.grace_seconds)
+    prune = deployment.prune
+    if prune.after_days:
+        scheduler.add_job(daemon.prune, cron_trigger(prune.cron, time_zone("UTC"), "PRUNE_CRON"),
+                          args=[prune.after_days, prune.archive_dir, FIRE_TIME], id="prune",
                           name="prune old runs' texts")
     executor = daemon.executor
     for name, times in executor.missed_ticks().items():

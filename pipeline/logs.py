@@ -25,7 +25,7 @@ from typing import Any, TextIO
 
 from loguru import logger
 
-from config import Settings
+from config.deployment import Logs
 from config.secrets import Redactor
 
 UNBOUND = "-"
@@ -73,21 +73,20 @@ class Redacting:
         self.stream.flush()
 
 
-def _sink_options(settings: Settings) -> dict[str, Any]:
-    debug = settings.log_level == "DEBUG"
-    return {"level": settings.log_level, "diagnose": debug, "backtrace": debug}
+def _sink_options(logs: Logs) -> dict[str, Any]:
+    debug = logs.level == "DEBUG"
+    return {"level": logs.level, "diagnose": debug, "backtrace": debug}
 
 
-def configure(settings: Settings, stream: TextIO | None = None, environ: Mapping[str, str] | None = None,
-              redact: Redactor | None = None) -> None:
-    """Send every event to ``stream`` (stderr) in LOG_FORMAT at LOG_LEVEL, the secrets of ``redact``
-    (by default, those of ``settings``) replaced."""
+def configure(logs: Logs, redact: Redactor, stream: TextIO | None = None,
+              environ: Mapping[str, str] | None = None) -> None:
+    """Send every event to ``stream`` (stderr) in LOG_FORMAT at LOG_LEVEL, the secrets of ``redact`` replaced."""
     stream = sys.stderr if stream is None else stream
     environ = os.environ if environ is None else environ
-    sink = Redacting(stream, Redactor.of(settings) if redact is None else redact)
+    sink = Redacting(stream, redact)
     logger.remove()
     logger.configure(extra={"run_id": UNBOUND})
-    if settings.log_format == "json":
-        logger.add(sink, serialize=True, **_sink_options(settings))
+    if logs.format == "json":
+        logger.add(sink, serialize=True, **_sink_options(logs))
     else:
-        logger.add(sink, format=text_format, colorize=use_color(stream, environ), **_sink_options(settings))
+        logger.add(sink, format=text_format, colorize=use_color(stream, environ), **_sink_options(logs))

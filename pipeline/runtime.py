@@ -24,7 +24,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from capabilities import CATALOG
 from capabilities.base import Capability, PublishTarget
 from capabilities.targets import open_target
-from config import Settings
+from config import Deployment, Settings
+from config.deployment import Model
 from config.secrets import Redactor
 from pipeline.http import RunDeadline, http_client
 from pipeline.catalog import catalog_version, prompt_version
@@ -81,19 +82,21 @@ class Publisher:
 
 
 @contextmanager
-def open_publisher(settings: Settings) -> Iterator[Publisher]:
-    """A Publisher for one pipeline; the target's resources (the local site's server) stop with the block."""
+def open_publisher(deployment: Deployment, settings: Settings) -> Iterator[Publisher]:
+    """A Publisher for one pipeline of the deployment; the target's resources (the local site's server) stop with
+    the block."""
     with ExitStack() as stack:
         deadline = RunDeadline()
         http = stack.enter_context(http_client(settings, deadline, settings.http_timeout_seconds))
         page_http = http if not settings.http_trust_env else stack.enter_context(
             http_client(settings, deadline, settings.http_timeout_seconds, trust_env=False))
-        target = stack.enter_context(open_target(settings, http))
-        yield Publisher(settings, open_ledger(settings.database_url), http, page_http, target,
+        target = stack.enter_context(open_target(deployment.site, settings, http))
+        yield Publisher(settings, open_ledger(deployment.ledger.url), http, page_http, target,
                         RetryPolicy.from_settings(settings), deadline, Redactor.of(settings))
 
 
-def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoint] | None = None) -> Endpoint:
+def open_endpoint(model: Model, settings: Settings, stack: ExitStack,
+                  local: dict[str, Endpoint] | None = None) -> Endpoint:
     """The configured endpoint, or the embedded local model started on the stack (auto -> constrained).
 
     ``local`` caches the embedded model's endpoint so that several pipelines share one server.
@@ -103,7 +106,7 @@ def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoin
         return Endpoint(settings.openai_base_url, settings.factline_model, mode)
     local = {} if local is None else local
     if "server" not in local:
-        server = stack.enter_context(start_local_model(settings))
+        server = stack.enter_context(start_local_model(model))
         local["server"] = Endpoint(server.base_url, server.model_name, "")
     server_endpoint = local["server"]
     mode = "constrained" if settings.tool_call_mode == "auto" else settings.tool_call_mode
@@ -112,19 +115,21 @@ def open_endpoint(settings: Settings, stack: ExitStack, local: dict[str, Endpoin
 
 @contextmanager
 def open_runtime(settings: Settings) -> Iterator[Runtime]:
-    with open_runtimes([settings]) as runtimes:
+    """One pipeline's Runtime, in the deployment its settings were loaded with."""
+    with open_runtimes(settings.deployment(), [settings]) as runtimes:
         yield runtimes[settings.pipeline]
 
 
 @contextmanager
-def open_runtimes(pipelines: Sequence[Settings], stop: threading.Event | None = None) -> Iterator[dict[str, Runtime]]:
-    """One Runtime per pipeline, by name; everything they started stops when the block ends.
+def open_runtimes(deployment: Deployment, pipelines: Sequence[Settings],
+                  stop: threading.Event | None = None) -> Iterator[dict[str, Runtime]]:
+    """One Runtime per pipeline of the deployment, by name; everything they started stops when the block ends.
 
     ``stop`` (the daemon's SIGTERM) ends every request in flight as the run deadline does."""
     started = time.monotonic()
     with ExitStack() as stack:
-        sessions = open_ledger(pipelines[0].database_url)  # a deployment setting: the same for every pipeline
-        tracing = open_tracing(pipelines[0], Redactor.of(*pipelines))  # OTEL_* are deployment settings too
+        sessions = open_ledger(deployment.ledger.url)
+        tracing = open_tracing(deployment.otel, Redactor.of(*pipelines))
         stack.callback(tracing.close)
         local: dict[str, Endpoint] = {}
         local_site: PublishTarget | None = None  # one local site serves every pipeline (LOCAL_SITE_* are deployment-wide)
@@ -137,9 +142,9 @@ def open_runtimes(pipelines: Sequence[Settings], stop: threading.Event | None = 
             if settings.publish_target == "local" and local_site is not None:
                 target = local_site
             else:
-                target = stack.enter_context(open_target(settings, http))
+                target = stack.enter_context(open_target(deployment.site, settings, http))
                 local_site = target if settings.publish_target == "local" else local_site
-            endpoint = open_endpoint(settings, stack, local)
+            endpoint = open_endpoint(deployment.model, settings, stack, local)
             client = make_client(settings, endpoint, deadline)
             stack.callback(client.close)
             logger.info("runtime.ready", pipeline=settings.pipeline, endpoint=endpoint.base_url, model=endpoint.model,

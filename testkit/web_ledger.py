@@ -49,7 +49,7 @@ class WebLedger:
 def _probe(settings: Settings, *argv: str) -> None:
     args = build_parser().parse_args(["probe", "--json", "--source", "factline", "--limit", "1", "--fresh", *argv])
     with redirect_stdout(io.StringIO()):
-        assert args.handler(settings, args) == 0
+        assert args.handler(settings.deployment(), settings, args) == 0
 
 
 @contextmanager

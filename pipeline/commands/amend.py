@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from config import ConfigError, Settings, select
+from config import ConfigError, Deployment, Settings, select
 from pipeline.commands.common import CommandError, add_command, emit, positive_int
 
 SETTINGS = ("DATABASE_URL", "PUBLISH_*", "LOCAL_SITE_*", "WORDPRESS_*", "CONTENT_COVERAGE_MIN")
@@ -47,13 +47,13 @@ def register_correct(sub: Any) -> None:
     correct.add_argument("--by", metavar="NAME", help="the editor's name, recorded with the correction")
 
 
-def _settings(settings: Settings, args: argparse.Namespace) -> Settings:
+def _settings(deployment: Deployment, args: argparse.Namespace) -> Settings:
     """The settings of the pipeline that made the publication (its target)."""
     from pipeline.ledger.db import open_ledger, read_ledger
     from pipeline.ledger.models import Publication
 
-    read_ledger(settings.database_url)
-    with open_ledger(settings.database_url)() as s:
+    read_ledger(deployment.ledger.url)
+    with open_ledger(deployment.ledger.url)() as s:
         row = s.get(Publication, args.publication)
         if row is None:
             raise CommandError(f"no publication {args.publication} in the ledger")
@@ -72,15 +72,15 @@ def _answer(done: Any) -> int:
     return 1
 
 
-def cmd_retract(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_retract(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.review.amend import retract
     from pipeline.runtime import open_publisher
 
-    with open_publisher(_settings(settings, args)) as publisher:
+    with open_publisher(deployment, _settings(deployment, args)) as publisher:
         return _answer(retract(publisher, args.publication, args.reason, args.by))
 
 
-def cmd_correct(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_correct(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.review.amend import correct
     from pipeline.review.decide import Edit
     from pipeline.runtime import open_publisher
@@ -89,5 +89,5 @@ def cmd_correct(settings: Settings, args: argparse.Namespace) -> int:
         edit = Edit.parse(args.edit.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise CommandError(f"cannot read --edit {args.edit}: {exc.__class__.__name__}") from None
-    with open_publisher(_settings(settings, args)) as publisher:
+    with open_publisher(deployment, _settings(deployment, args)) as publisher:
         return _answer(correct(publisher, args.publication, edit, args.reason, args.by))

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import CommandError, NoSuchRun, add_command, emit, positive_int, reading_ledger, to_json
 
 SUMMARY = "claims in agent transcripts against the tool calls that really succeeded"
@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
     audit.add_argument("--json", action="store_true", help="one JSON object per transcript per line (JSON Lines)")
 
 
-def cmd_audit(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_audit(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     import sys
 
     from pipeline.audit.check import Audit, Auditor
@@ -55,7 +55,7 @@ def cmd_audit(settings: Settings, args: argparse.Namespace) -> int:
         from pipeline.audit.ledger_run import run_transcript
         from pipeline.ledger import listing
 
-        with reading_ledger(settings.database_url) as s:
+        with reading_ledger(deployment.ledger.url) as s:
             if not listing.run_exists(s, args.run):
                 raise NoSuchRun(args.run)
             transcript = run_transcript(s, args.run)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from config import Settings
+from config import Deployment, Settings
 from config.settings import env_name
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["CommandError", "Handler", "NoSuchRun", "add_command", "emit", "local_zone", "positive_int",
            "reading_ledger", "setting_names", "shown_time", "stdout_closed", "to_json", "zone_label"]
 
-Handler = Callable[[Settings, argparse.Namespace], int]
+Handler = Callable[[Deployment, Settings, argparse.Namespace], int]
 
 
 class CommandError(Exception):

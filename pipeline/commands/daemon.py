@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import add_command, emit
 
 NOTES = """\
@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
                           "PRUNE_AFTER_DAYS=90 factline daemon   keep 90 days of the model's texts"])
 
 
-def cmd_daemon(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_daemon(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.daemon import run_daemon
 
-    return run_daemon([p.settings for p in args.fleet], announce=emit)
+    return run_daemon(deployment, [p.settings for p in args.fleet], announce=emit)

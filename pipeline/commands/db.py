@@ -8,7 +8,7 @@ from datetime import date, datetime, time, timezone
 from pathlib import Path
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import CommandError, add_command, emit
 
 NOTES = "Commands that write (run, daemon, probe run) do this by themselves; read-only commands never do."
@@ -55,15 +55,15 @@ def day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a YYYY-MM-DD date") from None
 
 
-def cmd_upgrade(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_upgrade(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.ledger.db import open_ledger, shown_url
 
-    open_ledger(settings.database_url)
-    emit(f"ledger at {shown_url(settings.database_url)} is at the latest migration")
+    open_ledger(deployment.ledger.url)
+    emit(f"ledger at {shown_url(deployment.ledger.url)} is at the latest migration")
     return 0
 
 
-def cmd_prune(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_prune(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.ledger.db import open_ledger, shown_url
     from pipeline.ledger.prune import ledger_size, prune, vacuum
     from pipeline.progress import Progress
@@ -72,7 +72,7 @@ def cmd_prune(settings: Settings, args: argparse.Namespace) -> int:
         raise CommandError(f"--before {args.before} is in the future; name a day up to today")
     if args.archive is not None and not args.archive.parent.is_dir():
         raise CommandError(f"--archive {args.archive}: no folder {args.archive.parent}")
-    sessions = open_ledger(settings.database_url)
+    sessions = open_ledger(deployment.ledger.url)
     engine = sessions.kw["bind"]
     before = datetime.combine(args.before, time(), tzinfo=timezone.utc)
     size = ledger_size(engine)
@@ -83,7 +83,7 @@ def cmd_prune(settings: Settings, args: argparse.Namespace) -> int:
         vacuum(engine)
     archived = f"; {done.archived:,} lines appended to {args.archive}" if args.archive is not None else ""
     emit(f"pruned {done.runs:,} runs started before {args.before} ({done.texts:,} texts cleared{archived}); "
-         f"the ledger at {shown_url(settings.database_url)}: {_mib(size)} -> {_mib(ledger_size(engine))}")
+         f"the ledger at {shown_url(deployment.ledger.url)}: {_mib(size)} -> {_mib(ledger_size(engine))}")
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import NoSuchRun, add_command, emit, positive_int, reading_ledger, to_json
 
 SUMMARY = "what the model claimed, what the system executed, and the difference"
@@ -30,10 +30,10 @@ def register(sub: Any) -> None:
                            "prose_calls, counts}")
 
 
-def cmd_diff(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_diff(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.ledger import listing, queries
 
-    with reading_ledger(settings.database_url) as s:
+    with reading_ledger(deployment.ledger.url) as s:
         ids = [args.run] if args.run is not None else queries.last_run_ids(s, args.last or 1)
         if args.run is not None and not listing.run_exists(s, args.run):
             raise NoSuchRun(args.run)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import CommandError, add_command, emit, to_json
 
 SUMMARY = "the hallucination guard, measured"
@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
     ev.add_argument("--json", action="store_true", help="all figures and misses as JSON")
 
 
-def cmd_guard_eval(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_guard_eval(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.guard.evaluate import evaluate, format_misses, format_table, load
 
     try:

@@ -1,9 +1,8 @@
 """``factline model ...`` subcommands: build, fetch, serve, status.
 
 ``register(sub)`` hangs a ``model`` parser off the main CLI's
-subparsers; every leaf sets ``handler(settings, args) -> int``. Only three
-settings are read: ``model_cache_dir``, ``local_model_ctx`` and
-``local_model_threads``. A LocalModelError propagates: pipeline.cli.run_command
+subparsers; every leaf sets ``handler(deployment, settings, args) -> int``. Only the
+deployment's model group is read (MODEL_CACHE_DIR, LOCAL_MODEL_CTX, LOCAL_MODEL_THREADS). A LocalModelError propagates: pipeline.cli.run_command
 prints it and exits 1, as for every other command.
 """
 
@@ -15,6 +14,7 @@ import sys
 import threading
 from typing import Any
 
+from config import Deployment
 from pipeline.localmodel import (
     LocalModelServer,
     ensure_local_model,
@@ -62,24 +62,24 @@ def register(sub: Any) -> None:
     status.add_argument("--full", action="store_true", help="re-hash the model file instead of trusting its stamp")
 
 
-def _build(settings: Any, args: argparse.Namespace) -> int:
-    ensure_server_binary(settings.model_cache_dir, _progress)
+def _build(deployment: Deployment, settings: Any, args: argparse.Namespace) -> int:
+    ensure_server_binary(deployment.model.cache_dir, _progress)
     return 0
 
 
-def _fetch(settings: Any, args: argparse.Namespace) -> int:
-    ensure_weights(settings.model_cache_dir, _progress)
+def _fetch(deployment: Deployment, settings: Any, args: argparse.Namespace) -> int:
+    ensure_weights(deployment.model.cache_dir, _progress)
     return 0
 
 
-def _serve(settings: Any, args: argparse.Namespace) -> int:
+def _serve(deployment: Deployment, settings: Any, args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        binary, model = ensure_local_model(settings.model_cache_dir, _progress)
+        binary, model = ensure_local_model(deployment.model.cache_dir, _progress)
         server = LocalModelServer(
-            binary, model, settings.model_cache_dir / "logs" / "llama-server.log",
-            port=args.port, ctx_size=settings.local_model_ctx, threads=settings.local_model_threads,
+            binary, model, deployment.model.cache_dir / "logs" / "llama-server.log",
+            port=args.port, ctx_size=deployment.model.ctx, threads=deployment.model.threads,
         )
         with server:
             emit(server.base_url)
@@ -95,8 +95,8 @@ def _serve(settings: Any, args: argparse.Namespace) -> int:
             signal.signal(sig, handler)
 
 
-def _status(settings: Any, args: argparse.Namespace) -> int:
-    cache = settings.model_cache_dir
+def _status(deployment: Deployment, settings: Any, args: argparse.Namespace) -> int:
+    cache = deployment.model.cache_dir
     binary, model = server_binary_path(cache), model_path(cache)
     built = is_server_built(cache)
     verified = verify_weights(cache, full=args.full)

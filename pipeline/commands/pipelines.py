@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime, timezone
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from config import Pipeline, Settings
+from config import Deployment, Pipeline, Settings
 from config.pipelines import config_path, select as select_pipeline, shown
 from config.cron import cron_trigger, time_zone
 from pipeline.ledger.db import LedgerError, read_ledger
@@ -49,13 +50,13 @@ def register_config(sub: Any) -> None:
     show.add_argument("--json", action="store_true", help="{pipeline: {setting: {value, source}}}")
 
 
-def cmd_pipelines(settings: Settings, args: argparse.Namespace) -> int:
-    rows = [_row(p, last) for p, last in zip(args.fleet, _last_runs(settings, args.fleet))]
+def cmd_pipelines(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
+    rows = [_row(p, last) for p, last in zip(args.fleet, _last_runs(deployment, args.fleet))]
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))
         return 0
     source = config_path() or "environment (no pipelines file)"
-    print(f"{len(rows)} pipeline(s) from {source}; executor {settings.executor}")
+    print(f"{len(rows)} pipeline(s) from {source}; executor {deployment.executor.kind}")
     header = f"{'NAME':<20} {'SCHEDULE':<18} {'TIMEZONE':<16} {'NEXT FIRE TIME':<26} {'LAST VERDICT':<13} LAST RUN"
     print(header)
     for r in rows:
@@ -64,7 +65,7 @@ def cmd_pipelines(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_config_show(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_config_show(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     chosen = [select_pipeline(args.fleet, args.pipeline)] if args.pipeline else args.fleet
     if args.json:
         print(json.dumps({p.name: {k: {"value": shown(p.settings, k), "source": p.sources[k]}
@@ -92,10 +93,10 @@ def _row(p: Pipeline, last: tuple[str | None, datetime | None]) -> dict[str, Any
             "language": s.language}
 
 
-def _last_runs(settings: Settings, fleet: list[Pipeline]) -> list[tuple[str | None, datetime | None]]:
+def _last_runs(deployment: Deployment, fleet: Sequence[Pipeline]) -> list[tuple[str | None, datetime | None]]:
     """Each pipeline's latest closed run (verdict, start time in UTC); nothing when there is no ledger yet."""
     try:
-        sessions = read_ledger(settings.database_url)
+        sessions = read_ledger(deployment.ledger.url)
         with sessions() as s:
             latest = select(Run.pipeline, func.max(Run.id).label("id")).where(
                 Run.status.in_(CLOSED)).group_by(Run.pipeline).subquery()

@@ -16,7 +16,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import add_command, emit, positive_int, reading_ledger
 from pipeline.probe.model import SOURCES
 
@@ -32,7 +32,7 @@ def _log_retry(attempt: int, wait: float, exc: Retryable) -> None:
     logger.warning("probe.llm_retry", attempt=attempt, wait=round(wait, 2), detail=exc.detail)
 
 
-def cmd_probe(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_probe(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.ledger.db import open_ledger
     from pipeline.model import LLMUnavailable, make_chat_model, make_client
     from pipeline.probe.runner import PROMPT_VERSION, jobs, load_suite, run_suite, select
@@ -45,9 +45,9 @@ def cmd_probe(settings: Settings, args: argparse.Namespace) -> int:
     suite = load_suite(args.source)
     chosen = select(suite.probes, args.limit)
     todo = jobs(chosen)
-    sessions = open_ledger(settings.database_url)
+    sessions = open_ledger(deployment.ledger.url)
     with ExitStack() as stack:
-        endpoint = open_endpoint(settings, stack)
+        endpoint = open_endpoint(deployment.model, settings, stack)
         deadline = RunDeadline()  # never started: a probe run is bounded by PROBE_MAX_TOKENS, not by time
         client = make_client(settings, endpoint, deadline)
         stack.callback(client.close)
@@ -56,8 +56,8 @@ def cmd_probe(settings: Settings, args: argparse.Namespace) -> int:
                      suite.suite_version)
         progress = Progress(f"probe {suite.source}")
         try:
-            outcome = run_suite(sessions, chat, key, todo, fresh=args.fresh, concurrency=settings.probe_concurrency,
-                                max_tokens=settings.probe_max_tokens, progress=progress)
+            outcome = run_suite(sessions, chat, key, todo, fresh=args.fresh, concurrency=deployment.probe.concurrency,
+                                max_tokens=deployment.probe.max_tokens, progress=progress)
         except LLMUnavailable as exc:  # pipeline.cli prints it and exits 4
             raise LLMUnavailable(f"{exc.detail}; the probe run is kept, re-run the same command to resume") from exc
         finally:
@@ -93,10 +93,10 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def cmd_probe_report(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_probe_report(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.probe.report import format_table, render_html, trend
 
-    with reading_ledger(settings.database_url) as s:
+    with reading_ledger(deployment.ledger.url) as s:
         rows = trend(s)
     emit(format_table(rows))
     if args.out is not None:

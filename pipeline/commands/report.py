@@ -6,7 +6,7 @@ import argparse
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from config.cron import time_zone
 from pipeline.commands.common import add_command, emit, reading_ledger, to_json
 
@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
                                                            "pipelines file, each in its own SCHEDULE_TIMEZONE)")
 
 
-def cmd_report(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_report(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.ledger.daily import day_ledger
     from pipeline.report import format_day
 
@@ -56,7 +56,7 @@ def cmd_report(settings: Settings, args: argparse.Namespace) -> int:
 
     chosen = [select(args.fleet, args.pipeline)] if args.pipeline else args.fleet
     ledgers = []
-    with reading_ledger(settings.database_url) as s:
+    with reading_ledger(deployment.ledger.url) as s:
         for p in chosen:
             tz = time_zone(p.settings.schedule_timezone)
             ledgers.append(day_ledger(s, resolve_day(args.day, datetime.now(tz)), tz, p.name))

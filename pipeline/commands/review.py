@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from config import ConfigError, Settings, select
+from config import ConfigError, Deployment, Settings, select
 from pipeline.commands.common import CommandError, NoSuchRun, add_command, emit, positive_int, to_json
 
 if TYPE_CHECKING:
@@ -72,20 +73,20 @@ def register(sub: Any) -> None:
     reject.add_argument("--requeue", action="store_true", help="let a later run take the topic again")
 
 
-def _sessions(settings: Settings, fleet: list[Pipeline]) -> sessionmaker[Session]:
+def _sessions(deployment: Deployment, fleet: Sequence[Pipeline]) -> sessionmaker[Session]:
     """The ledger (it must exist: a review needs runs), with every pipeline's overdue reviews expired."""
     from pipeline.ledger import reviews
     from pipeline.ledger.db import open_ledger, read_ledger
 
-    read_ledger(settings.database_url)
-    sessions = open_ledger(settings.database_url)
+    read_ledger(deployment.ledger.url)
+    sessions = open_ledger(deployment.ledger.url)
     with sessions.begin() as s:
         for pipeline in fleet:
             reviews.expire_due(s, pipeline.name, pipeline.settings.review_expire_hours)
     return sessions
 
 
-def _run_settings(sessions: sessionmaker[Session], fleet: list[Pipeline], run_id: int) -> Settings:
+def _run_settings(sessions: sessionmaker[Session], fleet: Sequence[Pipeline], run_id: int) -> Settings:
     from pipeline.ledger.models import Run
 
     with sessions() as s:
@@ -104,10 +105,10 @@ def _age(since: datetime) -> str:
     return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
-def cmd_list(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_list(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.ledger import reviews
 
-    sessions = _sessions(settings, args.fleet)
+    sessions = _sessions(deployment, args.fleet)
     with sessions() as s:
         rows = reviews.pending(s)
     if args.json:
@@ -128,14 +129,14 @@ def cmd_list(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_show(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_show(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from sqlalchemy import select as sa_select
 
     from pipeline.ledger import reviews
     from pipeline.ledger.models import DraftVersion, Run
     from pipeline.ledger.prune import PRUNED_NOTE
 
-    sessions = _sessions(settings, args.fleet)
+    sessions = _sessions(deployment, args.fleet)
     _run_settings(sessions, args.fleet, args.run)
     with sessions() as s:
         run = s.get_one(Run, args.run)
@@ -182,7 +183,7 @@ def _refused(line: str) -> int:
     return 1
 
 
-def cmd_approve(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_approve(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.review import decide
 
     edit = None
@@ -191,27 +192,27 @@ def cmd_approve(settings: Settings, args: argparse.Namespace) -> int:
             edit = decide.Edit.parse(args.edit.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"cannot read --edit {args.edit}: {exc.__class__.__name__}") from None
-    sessions = _sessions(settings, args.fleet)
+    sessions = _sessions(deployment, args.fleet)
     run_settings = _run_settings(sessions, args.fleet, args.run)
-    inline = run_settings.executor == "inline"
+    inline = deployment.executor.kind == "inline"
     decision = decide.approve(sessions, args.run, args.by, edit, take=inline)
     if not decision.accepted:
         if inline and decide.is_owed(sessions, args.run):
             emit(f"{decision.line}; the process publishing it died: publishing it here")
-            return _carry_out(run_settings, args.run, taken=False)
+            return _carry_out(deployment, run_settings, args.run, taken=False)
         return _refused(decision.line)
     emit(decision.line)
-    if run_settings.executor == "celery":
+    if deployment.executor.kind == "celery":
         from pipeline.workers.dispatch import send_run
 
-        sent = send_run(run_settings, sessions, args.run)
-        emit(f"run {args.run}: sent to the workers (queue {run_settings.celery_queue})" if sent else
+        sent = send_run(deployment.executor, run_settings, sessions, args.run)
+        emit(f"run {args.run}: sent to the workers (queue {deployment.executor.queue})" if sent else
              f"run {args.run}: the broker did not take it; the scheduler's reconciler sends it again")
         return 0
-    return _carry_out(run_settings, args.run, taken=True)
+    return _carry_out(deployment, run_settings, args.run, taken=True)
 
 
-def _carry_out(settings: Settings, run_id: int, *, taken: bool) -> int:
+def _carry_out(deployment: Deployment, settings: Settings, run_id: int, *, taken: bool) -> int:
     """Publish run ``run_id`` here (``taken``: this process approved and holds it), and approvals left owed."""
     from pipeline.ledger.detail import run_detail
     from pipeline.report import format_run
@@ -219,7 +220,7 @@ def _carry_out(settings: Settings, run_id: int, *, taken: bool) -> int:
     from pipeline.review.publisher import continue_approved
     from pipeline.runtime import open_publisher
 
-    with open_publisher(settings) as publisher:
+    with open_publisher(deployment, settings) as publisher:
         done = continue_approved(publisher, run_id) if taken else None
         owed = {other.run_id: other for other in decide.carry_out_owed(publisher)}
         done = done or owed.pop(run_id, None) or decide.carry_out(publisher, run_id)
@@ -235,10 +236,10 @@ def _carry_out(settings: Settings, run_id: int, *, taken: bool) -> int:
     return done.exit_code
 
 
-def cmd_reject(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_reject(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.review import decide
 
-    sessions = _sessions(settings, args.fleet)
+    sessions = _sessions(deployment, args.fleet)
     _run_settings(sessions, args.fleet, args.run)
     decision = decide.reject(sessions, args.run, args.by, args.reason, args.requeue)
     if not decision.accepted:

@@ -8,7 +8,7 @@ import textwrap
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import add_command, emit
 from pipeline.localmodel.weights import QWEN_CODER_05B
 
@@ -55,19 +55,20 @@ def register(sub: Any) -> None:
                           "(nothing is published or registered; the ledger records a dry run, verdict previewed)")
 
 
-def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_run(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from capabilities.targets import LocalTarget
     from pipeline.ledger.detail import run_detail
     from pipeline.report import format_run
     from pipeline.runner import run_once
-    from pipeline.runtime import open_runtime
+    from pipeline.runtime import open_runtimes
 
     from pipeline.outcome import Verdict
     from pipeline.review.decide import carry_out_owed
     from pipeline.runtime import Publisher
 
     interrupt_on_signals()
-    with open_runtime(settings) as runtime:
+    with open_runtimes(deployment, [settings]) as runtimes:
+        runtime = runtimes[settings.pipeline]
         for owed in carry_out_owed(Publisher.of(runtime)):  # approved, then its process died: still owed
             emit(f"run {owed.run_id}: carried out the approval its process left owed: {owed.verdict}")
         result = run_once(runtime, topic=args.topic, dry_run=args.dry_run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import (
     NoSuchRun,
     add_command,
@@ -73,12 +73,12 @@ def table(headers: list[str], rows: list[list[str]], right: frozenset[int] = fro
     return [line(headers), *(line(row) for row in rows)]
 
 
-def cmd_runs(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_runs(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.ledger.detail import run_detail
     from pipeline.ledger.listing import recent_runs
     from pipeline.report import format_run
 
-    with reading_ledger(settings.database_url) as s:
+    with reading_ledger(deployment.ledger.url) as s:
         if args.run is not None:
             detail = run_detail(s, args.run)
             if detail is None:

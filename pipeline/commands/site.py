@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import CommandError, add_command, emit
 
 NOTES = """\
@@ -26,7 +26,7 @@ def register(sub: Any) -> None:
                           "LOCAL_SITE_PORT=8800 factline site serve"])
 
 
-def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_serve(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     import signal
     import threading
 
@@ -36,11 +36,12 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     try:
-        server = SiteServer(settings.local_site_dir, settings.local_site_host, settings.local_site_port)
+        site = deployment.site
+        server = SiteServer(site.dir, site.host, site.port)
         with server:
-            emit(f"factline site: {server.url} serves {settings.local_site_dir.resolve()}; Ctrl-C stops it")
+            emit(f"factline site: {server.url} serves {site.dir.resolve()}; Ctrl-C stops it")
             stop.wait()
     except OSError as exc:
-        raise CommandError(f"cannot serve on {settings.local_site_host}:{settings.local_site_port}: "
+        raise CommandError(f"cannot serve on {deployment.site.host}:{deployment.site.port}: "
                            f"{exc.strerror or exc} (LOCAL_SITE_PORT)") from None
     return 0

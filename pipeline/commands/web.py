@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import add_command, emit
 
 DEFAULT_PORT = 8766
@@ -29,20 +29,21 @@ def register(sub: Any) -> None:
     web.add_argument("--port", type=int, help=f"port (default WEB_PORT if set, else {DEFAULT_PORT}; 0 picks one)")
 
 
-def cmd_web(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_web(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     import threading
 
     from pipeline.stopping import on_stop_signals, wait_for_stop
     from pipeline.web import WebServer, build_app, check_exposure, read_only_ledger
 
-    host = args.host or settings.web_host
-    port = args.port if args.port is not None else (settings.web_port or DEFAULT_PORT)
-    check_exposure(host, settings)
-    sessions = read_only_ledger(settings.database_url)
+    web = deployment.web
+    host = args.host or web.host
+    port = args.port if args.port is not None else (web.port or DEFAULT_PORT)
+    check_exposure(host, web)
+    sessions = read_only_ledger(deployment.ledger.url)
     stop = threading.Event()
     on_stop_signals(stop)
-    with WebServer(build_app(settings, sessions), host, port) as web:
-        guard = "WEB_TOKEN required" if settings.web_token else "no WEB_TOKEN: anyone on this host can read it"
-        emit(f"factline web: {web.url}/ ({guard}); Ctrl-C stops it")
+    with WebServer(build_app(deployment, settings, sessions), host, port) as server:
+        guard = "WEB_TOKEN required" if web.token else "no WEB_TOKEN: anyone on this host can read it"
+        emit(f"factline web: {server.url}/ ({guard}); Ctrl-C stops it")
         wait_for_stop(stop)
     return 0

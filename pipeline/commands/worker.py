@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.commands.common import CommandError, add_command
 
 
@@ -21,9 +21,9 @@ def register(sub: Any) -> None:
                         help="runs executed at once by this process (threads; default 1)")
 
 
-def cmd_worker(settings: Settings, args: argparse.Namespace) -> int:
+def cmd_worker(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     from pipeline.workers.worker import run_worker  # imported when it runs: --help stays fast
 
     if args.concurrency < 1:
         raise CommandError("worker: --concurrency must be at least 1")  # a usage error: exit 2, as every other
-    return run_worker([p.settings for p in args.fleet], args.concurrency, announce=lambda line: print(line, flush=True))
+    return run_worker(deployment, [p.settings for p in args.fleet], args.concurrency, announce=lambda line: print(line, flush=True))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.executors.base import ClaimedElsewhere, Crashed, Executor, Queued, Ran, Ticked
 from pipeline.executors.celery import CeleryExecutor
 from pipeline.executors.inline import InlineExecutor
@@ -19,6 +19,7 @@ EXECUTORS: dict[str, type[Executor]] = {"inline": InlineExecutor, "celery": Cele
 """An implementation by EXECUTOR's value (config checks the value is one of these)."""
 
 
-def open_executor(pipelines: Sequence[Settings], schedules: Sequence[Schedule], stop: threading.Event) -> Executor:
+def open_executor(deployment: Deployment, pipelines: Sequence[Settings], schedules: Sequence[Schedule],
+                  stop: threading.Event) -> Executor:
     """The executor EXECUTOR names, started (close it, or use it as a context manager)."""
-    return EXECUTORS[pipelines[0].executor](pipelines, schedules, stop)
+    return EXECUTORS[deployment.executor.kind](deployment, pipelines, schedules, stop)

@@ -8,7 +8,7 @@ from contextlib import ExitStack
 from datetime import datetime
 
 from capabilities.targets import LocalTarget
-from config import Settings
+from config import Deployment, Settings
 from pipeline.executors.base import ClaimedElsewhere, Executor, Queued, Ran, Ticked
 from pipeline.ledger.db import open_ledger
 from pipeline.workers.app import check_broker, make_app
@@ -24,20 +24,20 @@ class CeleryExecutor(Executor):
     name = "celery"
     groups_ticks = True
 
-    def __init__(self, pipelines: Sequence[Settings], schedules: Sequence[Schedule], stop: threading.Event) -> None:
-        settings = pipelines[0]  # broker, queue, ledger and local site are deployment settings
-        check_broker(settings)  # one line and exit 2: no tick is claimed that could not be sent
-        self.sessions = open_ledger(settings.database_url)
-        self.sender = TickSender(self.sessions, make_app(pipelines), settings.celery_queue, list(schedules),
-                                 reconcile_seconds=settings.celery_reconcile_seconds,
-                                 heartbeat_seconds=settings.run_heartbeat_seconds, stop=stop)
-        self.reconcile_seconds = settings.celery_reconcile_seconds
+    def __init__(self, deployment: Deployment, pipelines: Sequence[Settings], schedules: Sequence[Schedule],
+                 stop: threading.Event) -> None:
+        executor, site = deployment.executor, deployment.site
+        check_broker(executor)  # one line and exit 2: no tick is claimed that could not be sent
+        self.sessions = open_ledger(deployment.ledger.url)
+        self.sender = TickSender(self.sessions, make_app(executor, pipelines), executor.queue, list(schedules),
+                                 reconcile_seconds=executor.reconcile_seconds,
+                                 heartbeat_seconds=executor.heartbeat_seconds, stop=stop)
+        self.reconcile_seconds = executor.reconcile_seconds
         self.watcher = FinishedRuns()
         self._stack = ExitStack()
         if any(p.publish_target == "local" for p in pipelines):
             with self._stack as stack:
-                self.sites = (stack.enter_context(LocalTarget(settings.local_site_dir, settings.local_site_host,
-                                                              settings.local_site_port)),)
+                self.sites = (stack.enter_context(LocalTarget(site.dir, site.host, site.port)),)
                 self._stack = stack.pop_all()
 
     def tick(self, pipeline: str, scheduled_for: datetime) -> Ticked:

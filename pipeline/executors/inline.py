@@ -10,7 +10,7 @@ from datetime import datetime
 from loguru import logger
 
 from capabilities.targets import LocalTarget
-from config import Settings
+from config import Deployment, Settings
 from pipeline.executors.base import ClaimedElsewhere, Crashed, Executor, Ran, Ticked
 from pipeline.outcome import one_line
 from pipeline.runner import TickAlreadyClaimed, run_once
@@ -23,11 +23,12 @@ class InlineExecutor(Executor):
 
     name = "inline"
 
-    def __init__(self, pipelines: Sequence[Settings], schedules: Sequence[Schedule], stop: threading.Event) -> None:
+    def __init__(self, deployment: Deployment, pipelines: Sequence[Settings], schedules: Sequence[Schedule],
+                 stop: threading.Event) -> None:
         self.schedules, self.stop = list(schedules), stop
         self._stack = ExitStack()
         with self._stack as stack:
-            self.runtimes = stack.enter_context(open_runtimes(pipelines, stop))
+            self.runtimes = stack.enter_context(open_runtimes(deployment, pipelines, stop))
             self._stack = stack.pop_all()
         first = next(iter(self.runtimes.values()))
         self.sessions, self.tracing = first.sessions, first.tracing  # one ledger, one tracing per process

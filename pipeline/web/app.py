@@ -37,7 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from capabilities.targets.httpserver import BodyLimit, SecurityHeaders, ServerErrors
-from config import Settings
+from config import Deployment, Settings
 from config.cron import time_zone
 from pipeline.outcome import Verdict
 import pipeline.web.review as review
@@ -102,8 +102,8 @@ def parse_filters(request: Request) -> Filters:
 class Dashboard:
     """The pages over one ledger; ``sessions`` is read only."""
 
-    def __init__(self, settings: Settings, sessions: sessionmaker[Session]) -> None:
-        self.settings, self.sessions = settings, sessions
+    def __init__(self, deployment: Deployment, settings: Settings, sessions: sessionmaker[Session]) -> None:
+        self.deployment, self.web, self.settings, self.sessions = deployment, deployment.web, settings, sessions
         self.logins = LoginLimiter()
         self.tz: ZoneInfo = time_zone(settings.schedule_timezone)
         self.env = Environment(loader=PackageLoader("pipeline.web", "templates"), autoescape=True,
@@ -173,7 +173,7 @@ class Dashboard:
         items = self.review_data()
         with self.sessions() as s:
             bodies = {i.run_id: review.body(s, i.version_id) for i in items}
-        token = self.settings.web_token
+        token = self.web.token
         return self.page("review.html", status=status, items=items, bodies=bodies, writable=token is not None,
                          message=message, ok=ok,
                          csrf=(lambda run_id, action: review.csrf_token(token, run_id, action)) if token else None)
@@ -183,7 +183,7 @@ class Dashboard:
 
     async def decide(self, request: Request) -> Response:
         """An editor's POST: refused without WEB_TOKEN or a valid CSRF token; else the CLI's exactly-once path."""
-        token = self.settings.web_token
+        token = self.web.token
         if token is None:
             return self.review_page(request, "read-only: this dashboard has no WEB_TOKEN; nothing was decided",
                                     ok=False, status=403)
@@ -197,7 +197,7 @@ class Dashboard:
         if not editor or (action == "reject" and not reason):
             return self.review_page(request, "an editor's name (and for a rejection, a reason) is required",
                                     ok=False, status=400)
-        line, ok = await run_in_threadpool(review.carry_out_decision, self.settings, self.sessions, run_id, action,
+        line, ok = await run_in_threadpool(review.carry_out_decision, self.deployment, self.settings, self.sessions, run_id, action,
                                            editor, reason, form.get("requeue") == "1")
         return self.review_page(request, line, ok=ok, status=200 if ok else 409)
 
@@ -209,20 +209,20 @@ class Dashboard:
         if wait := self.logins.wait(client):
             return PlainTextResponse("too many failed logins; try again later\n", 429,
                                      headers={"Retry-After": str(int(wait) + 1)})
-        ok, target = await login_attempt(request, self.settings.web_token)
+        ok, target = await login_attempt(request, self.web.token)
         if not ok:
             self.logins.failed(client)
             return self.page("login.html", status=401, next=target, failed=True)
         response = RedirectResponse(target, status_code=303)
-        if self.settings.web_token is not None:
-            lifetime = self.settings.web_session_hours * 3600
-            response.set_cookie(COOKIE, cookie_value(self.settings.web_token, lifetime), httponly=True,
+        if self.web.token is not None:
+            lifetime = self.web.session_hours * 3600
+            response.set_cookie(COOKIE, cookie_value(self.web.token, lifetime), httponly=True,
                                 samesite="strict", path="/", max_age=int(lifetime), secure=self._over_tls(request))
         return response
 
     def _over_tls(self, request: Request) -> bool:
         forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
-        return request.url.scheme == "https" or (self.settings.web_trust_forwarded_proto and forwarded == "https")
+        return request.url.scheme == "https" or (self.web.trust_forwarded_proto and forwarded == "https")
 
     def error(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -241,9 +241,9 @@ def _query(filters: Filters, **changes: Any) -> str:
     return "?" + urlencode(filters.query(**changes))
 
 
-def build_app(settings: Settings, sessions: sessionmaker[Session]) -> Starlette:
+def build_app(deployment: Deployment, settings: Settings, sessions: sessionmaker[Session]) -> Starlette:
     """The ASGI app of the dashboard over the ledger that ``sessions`` reads."""
-    d = Dashboard(settings, sessions)
+    d = Dashboard(deployment, settings, sessions)
     routes = [
         Route("/", d.today, methods=["GET"]),
         Route("/api/today", d.api_today, methods=["GET"]),
@@ -261,6 +261,6 @@ def build_app(settings: Settings, sessions: sessionmaker[Session]) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [Middleware(ServerErrors), Middleware(SecurityHeaders, csp=CSP), Middleware(BodyLimit)]
-    if settings.web_token is not None:
-        middleware.append(Middleware(TokenMiddleware, token=settings.web_token))
+    if deployment.web.token is not None:
+        middleware.append(Middleware(TokenMiddleware, token=deployment.web.token))
     return Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: d.error})

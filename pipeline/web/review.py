@@ -24,7 +24,7 @@ from urllib.parse import parse_qs
 from pydantic import SecretStr
 from sqlalchemy.orm import Session, sessionmaker
 
-from config import Settings
+from config import Deployment, Settings
 from pipeline.ledger import reviews
 from pipeline.ledger.models import DraftVersion, Run
 from pipeline.outcome import Verdict
@@ -70,8 +70,8 @@ def body(s: Session, version_id: int) -> str:
     return f"# {version.title}\n\n{version.body}" if version is not None else ""
 
 
-def carry_out_decision(settings: Settings, sessions: sessionmaker[Session], run_id: int, action: str, editor: str,
-                       reason: str, requeue: bool) -> tuple[str, bool]:
+def carry_out_decision(deployment: Deployment, settings: Settings, sessions: sessionmaker[Session], run_id: int,
+                       action: str, editor: str, reason: str, requeue: bool) -> tuple[str, bool]:
     """The decision through pipeline.review.decide; an approval of this pipeline is then published here."""
     if action == "reject":
         decision = decide.reject(sessions, run_id, editor, reason, requeue)
@@ -81,10 +81,10 @@ def carry_out_decision(settings: Settings, sessions: sessionmaker[Session], run_
         return decision.line, False
     with sessions() as s:
         pipeline = s.get_one(Run, run_id).pipeline
-    if settings.executor != "inline" or pipeline != settings.pipeline:
+    if deployment.executor.kind != "inline" or pipeline != settings.pipeline:
         return (f"{decision.line}; it is published by pipeline {pipeline!r}'s next `factline run` or "
                 f"`factline review approve {run_id}`"), True
-    with open_publisher(settings) as publisher:
+    with open_publisher(deployment, settings) as publisher:
         done = decide.carry_out(publisher, run_id)
     if done is None:
         return f"{decision.line}; another process is publishing it", True

@@ -21,19 +21,20 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import ASGIApp
 
 from capabilities.targets.httpserver import ThreadedServer
-from config import ConfigError, Settings
+from config import ConfigError
+from config.deployment import Web
 from pipeline.ledger.db import MIGRATIONS_DIR, make_engine, refuse_newer, session_factory
 
 __all__ = ["WebServer", "check_exposure", "read_only_ledger"]
 
 
-def check_exposure(host: str, settings: Settings) -> None:
+def check_exposure(host: str, web: Web) -> None:
     """Refuse a non-loopback address without WEB_TOKEN: the ledger would be open to the network."""
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
-    if not loopback and settings.web_token is None:
+    if not loopback and web.token is None:
         raise ConfigError(f"web host {host} is not a loopback address: set WEB_TOKEN to serve the dashboard there")
 
 

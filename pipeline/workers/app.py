@@ -1,4 +1,4 @@
-"""The Celery app both sides build from Settings: broker, queue, and the delivery guarantees.
+"""The Celery app both sides build from the deployment (broker, queue) and the delivery guarantees.
 
 - ``task_acks_late`` + ``task_reject_on_worker_lost``: a task is acknowledged only after its run ended;
   a worker killed mid-run leaves it unacknowledged and the broker gives it to another worker.
@@ -7,8 +7,9 @@
 - ``confirm_publish`` (RabbitMQ): ``send_task`` returns only when the broker has the persistent message
   on its durable queue, so ``sent_at`` means "survives a broker restart".
 - RabbitMQ closes a channel whose delivery stays unacknowledged past its ``consumer_timeout``
-  (default 30 min): runs must end before it (RUN_MAX_SECONDS, default 15 min, is checked at worker
-  start). Redis re-delivers an unacknowledged task after ``visibility_timeout``, set to 2 x the longest
+  (default 30 min): runs must end before it (RUN_MAX_SECONDS, default 15 min, is checked with the
+  other settings, config.settings CROSS_CHECKS: every command refuses 1800 s or more under EXECUTOR=celery
+  over amqp://). Redis re-delivers an unacknowledged task after ``visibility_timeout``, set to 2 x the longest
   RUN_MAX_SECONDS of any pipeline (at least one hour) so a long run is never given to a second worker
   while the first is alive.
 """
@@ -20,9 +21,9 @@ from collections.abc import Sequence
 from celery import Celery
 
 from config import ConfigError, Settings
+from config.deployment import Execution
 
 TASK = "factline.run_tick"
-RABBITMQ_CONSUMER_TIMEOUT_SECONDS = 1800
 MIN_VISIBILITY_TIMEOUT_SECONDS = 3600
 
 
@@ -31,10 +32,9 @@ def visibility_timeout(pipelines: Sequence[Settings]) -> int:
     return max(MIN_VISIBILITY_TIMEOUT_SECONDS, int(2 * max(p.run_max_seconds for p in pipelines)))
 
 
-def make_app(pipelines: Sequence[Settings]) -> Celery:
-    """The app of a deployment; broker and queue are deployment settings, the same in every pipeline."""
-    settings = pipelines[0]
-    app = Celery("factline", broker=settings.celery_broker_url, set_as_current=False)
+def make_app(executor: Execution, pipelines: Sequence[Settings]) -> Celery:
+    """The app of a deployment: its broker and queue; the visibility timeout from its pipelines' longest run."""
+    app = Celery("factline", broker=executor.broker_url, set_as_current=False)
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
@@ -42,8 +42,8 @@ def make_app(pipelines: Sequence[Settings]) -> Celery:
         task_ignore_result=True,
         task_serializer="json",
         accept_content=["json"],
-        task_default_queue=settings.celery_queue,
-        task_routes={TASK: {"queue": settings.celery_queue}},
+        task_default_queue=executor.queue,
+        task_routes={TASK: {"queue": executor.queue}},
         broker_connection_retry_on_startup=True,
         broker_transport_options={
             "confirm_publish": True,
@@ -62,14 +62,14 @@ class BrokerUnreachable(ConfigError):
     every problem found at start."""
 
 
-def check_broker(settings: Settings, timeout: float = 5.0) -> None:
+def check_broker(executor: Execution, timeout: float = 5.0) -> None:
     """Connect to CELERY_BROKER_URL once, within ``timeout``: BrokerUnreachable if it does not answer, so the
     daemon does not claim ticks it cannot send and a worker does not wait for a broker without saying so."""
     from kombu import Connection
 
-    shown = make_url_safe(settings.celery_broker_url)
+    shown = make_url_safe(executor.broker_url)
     try:
-        with Connection(settings.celery_broker_url, connect_timeout=timeout) as conn:
+        with Connection(executor.broker_url, connect_timeout=timeout) as conn:
             conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
     except Exception as exc:  # kombu raises the transport's own errors (OSError, OperationalError, redis's...)
         raise BrokerUnreachable(f"the broker at {shown} (CELERY_BROKER_URL) is not reachable: "

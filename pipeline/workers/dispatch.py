@@ -31,6 +31,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from config import Settings
+from config.deployment import Execution
 from config.cron import tick_time
 from pipeline.ledger.models import Run
 from pipeline.workers.app import TASK
@@ -189,12 +190,14 @@ def tick_gaps(s: Session, schedules: Sequence[Schedule]) -> dict[str, list[datet
     return due
 
 
-def send_run(settings: Settings, sessions: sessionmaker[Session], run_id: int) -> bool:
-    """Send one task for ``run_id`` (an approved run, from an editor's command) to the workers."""
+def send_run(executor: Execution, settings: Settings, sessions: sessionmaker[Session], run_id: int) -> bool:
+    """Send one task for ``run_id`` (an approved run of the pipeline ``settings``, from an editor's command) to the
+    workers."""
     from pipeline.workers.app import make_app
 
-    return TickSender(sessions, make_app([settings]), settings.celery_queue, [], reconcile_seconds=settings.celery_reconcile_seconds,
-                      heartbeat_seconds=settings.run_heartbeat_seconds).send(run_id)
+    return TickSender(sessions, make_app(executor, [settings]), executor.queue, [],
+                      reconcile_seconds=executor.reconcile_seconds, heartbeat_seconds=executor.heartbeat_seconds
+                      ).send(run_id)
 
 
 def missed_fire_times(trigger: CronTrigger, after: datetime, until: datetime) -> list[datetime]:

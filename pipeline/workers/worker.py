@@ -27,7 +27,7 @@ from celery.signals import worker_shutting_down
 from loguru import logger
 from sqlalchemy import select
 
-from config import ConfigError, Settings
+from config import ConfigError, Deployment, Settings
 from pipeline.ledger import reviews
 from pipeline.ledger.journal import RunJournal
 from pipeline.ledger.models import Run
@@ -36,7 +36,7 @@ from pipeline.outcome import Verdict, one_line
 from pipeline.review.publisher import continue_approved
 from pipeline.runner import run_once
 from pipeline.runtime import Publisher, Runtime, open_runtimes
-from pipeline.workers.app import RABBITMQ_CONSUMER_TIMEOUT_SECONDS, TASK, check_broker, make_app
+from pipeline.workers.app import TASK, check_broker, make_app
 
 
 class TickRunner:
@@ -161,21 +161,17 @@ def register_task(app: Celery, runner: TickRunner) -> Task:
     return run_tick
 
 
-def run_worker(pipelines: Sequence[Settings], concurrency: int, announce: Callable[[str], None] = print) -> int:
+def run_worker(deployment: Deployment, pipelines: Sequence[Settings], concurrency: int,
+               announce: Callable[[str], None] = print) -> int:
     """Consume ticks until Celery's shutdown; 0 after a clean stop."""
-    settings = pipelines[0]
-    if settings.executor != "celery":
+    executor = deployment.executor
+    if executor.kind != "celery":
         raise ConfigError("invalid setting EXECUTOR: factline worker needs EXECUTOR=celery")
-    rabbitmq = settings.celery_broker_url.startswith("amqp")  # Redis has no consumer timeout (app.visibility_timeout)
-    for pipeline in pipelines:
-        if rabbitmq and pipeline.run_max_seconds >= RABBITMQ_CONSUMER_TIMEOUT_SECONDS:
-            raise ConfigError(f"invalid setting RUN_MAX_SECONDS (pipeline {pipeline.pipeline!r}): must be below "
-                              f"{RABBITMQ_CONSUMER_TIMEOUT_SECONDS} s, RabbitMQ's consumer timeout")
-    check_broker(settings)
+    check_broker(executor)
     cut = threading.Event()  # set WARM_SHUTDOWN_GRACE_SECONDS into a warm shutdown: every request in flight ends
-    with open_runtimes(pipelines, stop=cut) as runtimes:
-        runner = TickRunner(runtimes, settings.run_heartbeat_seconds)
-        app = make_app(pipelines)
+    with open_runtimes(deployment, pipelines, stop=cut) as runtimes:
+        runner = TickRunner(runtimes, executor.heartbeat_seconds)
+        app = make_app(executor, pipelines)
         register_task(app, runner)
 
         def bound_shutdown(**_: object) -> None:
@@ -185,9 +181,9 @@ def run_worker(pipelines: Sequence[Settings], concurrency: int, announce: Callab
         worker_shutting_down.connect(bound_shutdown, weak=False)
         threading.Thread(target=runner.heartbeat_forever, name="heartbeat", daemon=True).start()
         announce(f"factline worker: {concurrency} slot(s), pipelines {', '.join(runtimes)}, "
-                 f"queue {settings.celery_queue}")
+                 f"queue {executor.queue}")
         try:
-            app.worker_main(["worker", "--pool=threads", f"--concurrency={concurrency}", f"--queues={settings.celery_queue}",
+            app.worker_main(["worker", "--pool=threads", f"--concurrency={concurrency}", f"--queues={executor.queue}",
                              "--without-gossip", "--without-mingle", "--loglevel=WARNING",
                              f"--hostname=factline-{os.getpid()}@%h"])
         except SystemExit as exc:  # worker_main ends with sys.exit

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from config import ConfigError, load_pipelines
+from config import ConfigError, load_config
 from pipeline.catalog import PROMPT_VERSIONS, SYSTEM_PROMPTS
 from pipeline.ledger.models import Publication, Run, Topic
 from pipeline.runner import run_once
@@ -56,7 +56,7 @@ def test_without_a_file_there_is_one_pipeline_named_content(tmp_path: Path, monk
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("FACTLINE_CONFIG", raising=False)
     monkeypatch.setenv("SCHEDULE_CRON", "5 4 * * *")
-    (only,) = load_pipelines()
+    (only,) = load_config().pipelines
     assert only.name == "content" and only.settings.schedule_cron == "5 4 * * *"
     assert only.sources["schedule_cron"] == "environment $SCHEDULE_CRON"
 
@@ -66,7 +66,7 @@ def test_factline_toml_in_the_working_directory_is_read(tmp_path: Path, monkeypa
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("FACTLINE_CONFIG", raising=False)
     (tmp_path / "factline.toml").write_text(TWO, encoding="utf-8")
-    assert [p.name for p in load_pipelines()] == ["blog-zh", "news"]
+    assert [p.name for p in load_config().pipelines] == ["blog-zh", "news"]
 
 
 def test_pipeline_table_beats_defaults_beats_environment_beats_builtin(config_file, monkeypatch) -> None:
@@ -75,7 +75,7 @@ def test_pipeline_table_beats_defaults_beats_environment_beats_builtin(config_fi
     monkeypatch.setenv("RUN_MAX_TURNS", "40")
     monkeypatch.setenv("SCHEDULE_TIMEZONE", "Europe/Paris")
     monkeypatch.setenv("RUN_MAX_TOOL_CALLS", "7")
-    zh, news = load_pipelines()
+    zh, news = load_config().pipelines
     assert (zh.settings.run_max_turns, news.settings.run_max_turns) == (9, 20)
     assert zh.settings.schedule_timezone == news.settings.schedule_timezone == "Asia/Shanghai"
     assert news.settings.run_max_tool_calls == 7 and news.settings.run_max_unknown_tools == 3
@@ -92,7 +92,7 @@ def test_secrets_come_only_from_the_variable_the_file_names(config_file, monkeyp
     monkeypatch.setenv("NEWS_WP_PASSWORD", "s3cret-app-pass")
     config_file('[[pipelines]]\nname = "news"\npublish_target = "wordpress"\nwordpress_url = "http://127.0.0.1:9"\n'
                 'wordpress_user = "bot"\nwordpress_app_password_env = "NEWS_WP_PASSWORD"\n')
-    (news,) = load_pipelines()
+    (news,) = load_config().pipelines
     assert news.settings.wordpress_app_password.get_secret_value() == "s3cret-app-pass"
     assert news.sources["wordpress_app_password"].endswith("(from $NEWS_WP_PASSWORD)")
 
@@ -110,7 +110,7 @@ def test_a_bad_key_fails_in_one_line_naming_pipeline_and_key(config_file, table:
     """Each bad entry raises ConfigError: one line with the file, the pipeline and the key."""
     config_file(f'[[pipelines]]\nname = "a"\n{table}\n')
     with pytest.raises(ConfigError) as exc:
-        load_pipelines()
+        load_config().pipelines
     assert expected in str(exc.value) and "\n" not in str(exc.value)
 
 
@@ -119,7 +119,7 @@ def test_every_problem_of_the_file_is_reported_at_once(config_file) -> None:
     config_file('[[pipelines]]\nname = "a"\nrun_max_turns = 0\n[[pipelines]]\nname = "b"\nlanguage = "fr"\n'
                 '[[pipelines]]\nname = "c"\n[[pipelines]]\nname = "c"\n[[pipelines]]\nname = "d"\ncolour = 1\n')
     with pytest.raises(ConfigError) as exc:
-        load_pipelines()
+        load_config().pipelines
     lines = str(exc.value).splitlines()
     assert len(lines) == 4
     assert [line.split(": ", 2)[1] for line in lines] == ["pipeline 'c'", "pipeline 'd'", "pipeline 'a'", "pipeline 'b'"]
@@ -188,8 +188,8 @@ def test_two_pipelines_publish_the_same_title_once_each(config_file, model: Scri
                         "LOCAL_SITE_DIR": str(tmp_path / "site")}.items():
         monkeypatch.setenv(name, value)
     config_file(TWO)
-    pipelines = [p.settings for p in load_pipelines()]
-    with open_runtimes(pipelines) as runtimes:
+    config = load_config()
+    with open_runtimes(config.deployment, [p.settings for p in config.pipelines]) as runtimes:
         assert [run_once(runtimes[name]).verdict for name in ("blog-zh", "news")] == ["success", "success"]
         assert run_once(runtimes["news"]).verdict != "success"  # the title is used up in `news` only
         with runtimes["news"].sessions() as s:
@@ -211,9 +211,9 @@ def test_gettext_language_variable_is_not_the_article_language(tmp_path: Path, m
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("FACTLINE_CONFIG", raising=False)
     monkeypatch.setenv("LANGUAGE", "en_US:en")
-    assert load_pipelines()[0].settings.language == "en"
+    assert load_config().pipelines[0].settings.language == "en"
     monkeypatch.setenv("FACTLINE_LANGUAGE", "zh")
-    (only,) = load_pipelines()
+    (only,) = load_config().pipelines
     assert only.settings.language == "zh" and only.sources["language"] == "environment $FACTLINE_LANGUAGE"
 
 
@@ -254,7 +254,7 @@ run_max_tool_calls = 0
 llm_max_tokens_text = 100000000000000000000
 """)
     with pytest.raises(ConfigError) as caught:
-        load_pipelines()
+        load_config().pipelines
     lines = caught.value.problems
     assert f"{path}: pipeline 'news': unknown key 'colour'" in lines
     for key in ("run_max_turns", "run_max_tool_calls", "llm_max_tokens_text"):

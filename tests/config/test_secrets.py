@@ -161,6 +161,7 @@ from config import load_settings
 from pipeline.runtime import open_runtime
 from pipeline.runner import run_once
 from pipeline import logs
+from config.secrets import Redactor
 
 def broken(self, ctx, prepared):
     secret_in_a_local = ctx.settings.openai_api_key.get_secret_value()
@@ -168,7 +169,7 @@ def broken(self, ctx, prepared):
 
 PickTopic.execute = broken
 settings = load_settings()
-logs.configure(settings)
+logs.configure(settings.deployment().logs, Redactor.of(settings))
 with open_runtime(settings) as rt:
     result = run_once(rt)
 print(result.verdict, result.error)

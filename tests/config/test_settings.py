@@ -56,7 +56,8 @@ def test_log_level_and_format_are_case_insensitive(monkeypatch: pytest.MonkeyPat
 
 
 def test_every_bad_setting_is_reported_at_once_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Four bad values and a missing credential give five lines, each naming its variable, no value quoted."""
+    """Four bad values and a missing credential give five lines, each naming its variable, no value quoted; the
+    deployment's first."""
     for name, value in {"LOG_LEVEL": "loud", "RUN_MAX_TURNS": "0", "SCHEDULE_TIMEZONE": "Mars/Base",
                         "DATABASE_URL": "mysql://root:hunter2@db/x", "PUBLISH_TARGET": "wordpress",
                         "WORDPRESS_USER": "me", "WORDPRESS_APP_PASSWORD": "pw"}.items():
@@ -65,7 +66,7 @@ def test_every_bad_setting_is_reported_at_once_one_line_each(monkeypatch: pytest
         load_settings()
     lines = str(exc.value).splitlines()
     assert [line.split(":")[0] for line in lines] == [
-        "invalid setting DATABASE_URL", "invalid setting RUN_MAX_TURNS", "invalid setting LOG_LEVEL",
+        "invalid setting DATABASE_URL", "invalid setting LOG_LEVEL", "invalid setting RUN_MAX_TURNS",
         "invalid setting SCHEDULE_TIMEZONE", "missing setting WORDPRESS_URL"]
     assert "hunter2" not in str(exc.value) and exc.value.problems == tuple(lines)
 

@@ -109,11 +109,11 @@ def test_a_feed_entry_brings_its_link_as_source_and_summary_as_brief() -> None:
 
 def test_fact_check_is_set_per_pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """FACT_CHECK per pipeline in the pipelines file: a news pipeline strict, an opinion pipeline off."""
-    from config import load_pipelines
+    from config import load_config
 
     path = tmp_path / "factline.toml"
     path.write_text('[[pipelines]]\nname = "news"\nfact_check = "strict"\n\n'
                     '[[pipelines]]\nname = "opinion"\nfact_check = "off"\n', encoding="utf-8")
     monkeypatch.setenv("FACTLINE_CONFIG", str(path))
-    news, opinion = load_pipelines()
+    news, opinion = load_config().pipelines
     assert (news.settings.fact_check, opinion.settings.fact_check) == ("strict", "off")

@@ -201,7 +201,7 @@ def test_the_dashboard_run_page_lists_sources_and_each_fact(db_url: str, model: 
     model.writer = writer_of(FABRICATED)
     result, _, _, _ = grounded_run(db_url, model, tmp_path, fact_check_max_revisions=0)
     settings = grounded_settings(db_url, model, tmp_path, "lyon.md")
-    with WebServer(build_app(settings, read_only_ledger(db_url)), "127.0.0.1", 0) as server, \
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(db_url)), "127.0.0.1", 0) as server, \
             httpx.Client(base_url=server.url) as client:
         page = client.get(f"/runs/{result.run_id}").text
         data = client.get(f"/api/runs/{result.run_id}").json()

@@ -51,7 +51,7 @@ def test_an_inline_tick_s_lateness_is_in_the_ledger_metrics_and_dashboard(runtim
     metrics.observe_run(detail, result.seconds)
     assert _histogram(metrics, "start") == (1.0, pytest.approx(late))
     settings = runtime.settings
-    with WebServer(build_app(settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server:
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server:
         today = httpx.get(f"{server.url}/").text
         page = httpx.get(f"{server.url}/runs/{result.run_id}").text
     assert f'<td class="late">{late:.1f} s</td>' in today

@@ -37,7 +37,7 @@ STEPS = list(CATALOG)  # the pipeline in catalog order
 def traced(settings: Settings, exporter: SpanExporter, **overrides: object) -> Iterator[tuple[Runtime, OtelTracing]]:
     """A runtime whose runs are traced into ``exporter`` (settings ``overrides`` on top)."""
     settings = settings.model_copy(update=overrides)
-    tracing = OtelTracing(exporter, settings, Redactor.of(settings))
+    tracing = OtelTracing(exporter, settings.deployment().otel, Redactor.of(settings))
     with open_runtime(settings) as rt:
         rt.tracing = tracing
         yield rt, tracing
@@ -170,15 +170,15 @@ def test_a_full_queue_drops_new_spans_without_waiting(settings: Settings) -> Non
 def test_tracing_is_off_unless_otel_settings_ask(settings: Settings) -> None:
     """No OTEL_* setting: no tracing at all (and no trace id in the ledger); an endpoint turns it on; the
     standard off switches win."""
-    assert open_tracing(settings, Redactor.of(settings)) is NO_TRACING
+    assert open_tracing(settings.deployment().otel, Redactor.of(settings)) is NO_TRACING
     with open_runtime(settings) as rt:
         result = run_once(rt)
         with rt.sessions() as s:
             assert run_detail(s, result.run_id).trace_id is None
-    on = settings.model_copy(update={"otel_exporter_otlp_endpoint": "http://127.0.0.1:1"})
+    on = settings.deployment().otel.model_copy(update={"endpoint": "http://127.0.0.1:1"})
     assert on.tracing_on()
-    assert not on.model_copy(update={"otel_sdk_disabled": True}).tracing_on()
-    assert not on.model_copy(update={"otel_traces_exporter": "none"}).tracing_on()
+    assert not on.model_copy(update={"sdk_disabled": True}).tracing_on()
+    assert not on.model_copy(update={"traces_exporter": "none"}).tracing_on()
 
 
 def test_bad_otel_settings_stop_the_start_with_one_line_each() -> None:
@@ -205,6 +205,6 @@ def test_the_trace_id_is_in_the_logs_and_on_the_run_page(settings: Settings) -> 
         logger.remove(sink)
     run_lines = [extra for extra in lines if extra.get("run_id") == result.run_id]
     assert run_lines and all(extra.get("trace_id") == trace_id for extra in run_lines)
-    with WebServer(build_app(settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server:
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server:
         page = httpx.get(f"{server.url}/runs/{result.run_id}").text
     assert f'<code class="trace-id">{trace_id}</code>' in page

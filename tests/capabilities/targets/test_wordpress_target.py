@@ -43,7 +43,8 @@ def short_http() -> Iterator[httpx.Client]:
 
 def test_open_target_yields_the_wordpress_target(wordpress: WordPress, http: httpx.Client) -> None:
     """open_target with PUBLISH_TARGET=wordpress yields a WordPressTarget named 'wordpress'."""
-    with open_target(wordpress.settings(), http) as target:
+    settings = wordpress.settings()
+    with open_target(settings.deployment().site, settings, http) as target:
         assert isinstance(target, WordPressTarget)
         assert target.name == "wordpress"
 

@@ -68,14 +68,15 @@ def test_probe_report_writes_html_only_where_out_says(tmp_path: Path) -> None:
 
 
 def test_every_bad_setting_is_one_line_at_start_and_nothing_runs(tmp_path: Path) -> None:
-    """Four bad values: four `factline: invalid setting NAME: ...` lines, exit 2, no ledger created."""
+    """Four bad values: four `factline: invalid setting NAME: ...` lines (the deployment's first), exit 2, no
+    ledger created."""
     env = user_env(DATABASE_URL=f"sqlite:///{tmp_path}/ledger.db", LOG_LEVEL="loud", RUN_MAX_TURNS="0",
                    SCHEDULE_CRON="0 0 31 2 *", OPENAI_BASE_URL="localhost:8080")
     done = factline(env, "run", cwd=tmp_path)
     lines = done.stderr.splitlines()
     assert done.returncode == 2 and done.stdout == ""
     assert [line.split(":")[1].strip() for line in lines] == [
-        "invalid setting OPENAI_BASE_URL", "invalid setting RUN_MAX_TURNS", "invalid setting LOG_LEVEL",
+        "invalid setting LOG_LEVEL", "invalid setting OPENAI_BASE_URL", "invalid setting RUN_MAX_TURNS",
         "invalid setting SCHEDULE_CRON"]
     assert "never fires" in lines[3] and files(tmp_path) == []
 

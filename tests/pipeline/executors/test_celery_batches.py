@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 
 from config import Settings
 from config.cron import parse_cron
+from config.deployment import Execution
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.models import Run
 from pipeline.ledger.runs import claim_tick, claim_ticks, now
@@ -43,7 +44,7 @@ def queue() -> Iterator[str]:
 
 
 def celery_app(queue: str, broker: str = BROKER) -> Celery:
-    return make_app([Settings(celery_broker_url=broker, celery_queue=queue, executor="celery")])
+    return make_app(Execution(kind="celery", broker_url=broker, queue=queue), [Settings()])
 
 
 def sender(db_url: str, queue: str, schedules: list[Schedule] | None = None, **kwargs: float) -> TickSender:
@@ -138,12 +139,13 @@ KILLED_SCHEDULER = """
 import sys
 from datetime import datetime
 from config import Settings
+from config.deployment import Execution
 from pipeline.ledger.db import open_ledger
 from pipeline.workers.app import make_app
 from pipeline.workers.dispatch import TickSender
 
 db_url, broker, queue, moment = sys.argv[1:]
-app = make_app([Settings(celery_broker_url=broker, celery_queue=queue, executor="celery")])
+app = make_app(Execution(kind="celery", broker_url=broker, queue=queue), [Settings()])
 TickSender(open_ledger(db_url), app, queue, [], reconcile_seconds=60, heartbeat_seconds=1).tick_many(
     [(f"p{i:02d}", datetime.fromisoformat(moment)) for i in range(20)])
 """

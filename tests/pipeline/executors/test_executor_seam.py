@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import get_args
 
-from config import Settings, load_settings
+from config import load_settings
+from config.deployment import Execution
 from pipeline.daemon import Daemon, _scheduler, check_schedules
 from pipeline.executors import (EXECUTORS, CeleryExecutor, ClaimedElsewhere, Crashed, Executor, InlineExecutor, Queued,
                                 Ticked)
@@ -62,7 +63,7 @@ def test_a_stopped_daemon_hands_its_executor_no_tick(tmp_path: Path) -> None:
 
 def test_every_executor_value_has_its_class() -> None:
     """EXECUTOR's allowed values and the executors' names are the same set, each class named by its value."""
-    assert set(EXECUTORS) == set(get_args(Settings.model_fields["executor"].annotation))
+    assert set(EXECUTORS) == set(get_args(Execution.model_fields["kind"].annotation))
     assert {name: cls.name for name, cls in EXECUTORS.items()} == {"inline": "inline", "celery": "celery"}
     assert EXECUTORS["inline"] is InlineExecutor and EXECUTORS["celery"] is CeleryExecutor
 
@@ -86,7 +87,7 @@ def test_an_executor_that_groups_ticks_gets_one_job_per_distinct_schedule(tmp_pa
     executor = Grouping(f"sqlite:///{tmp_path}/ledger.db", [])
     metrics = Metrics()
     daemon = Daemon(pipelines, executor, metrics, threading.Event())
-    scheduler = _scheduler(pipelines[0], daemon, check_schedules(pipelines))
+    scheduler = _scheduler(pipelines[0].deployment(), daemon, check_schedules(pipelines))
     assert sorted(job.args[0] for job in scheduler.get_jobs() if job.id.startswith("tick")) == [
         ("a", "b"), ("c",), ("d",)]
     fired = datetime(2026, 12, 4, 6, 0, 0, 250_000, tzinfo=UTC)

@@ -122,7 +122,7 @@ def test_prune_clears_old_texts_and_every_reader_still_answers_for_those_days(
     shown = factline(env, "runs", "--run", str(first.run_id))
     assert shown.returncode == 0 and "text pruned" in shown.stdout
     settings = make_settings(db_url, model.base_url, tmp_path)
-    with WebServer(build_app(settings, read_only_ledger(db_url)), "127.0.0.1", 0) as server, \
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(db_url)), "127.0.0.1", 0) as server, \
             httpx.Client(base_url=server.url) as web:
         page = web.get(f"/runs/{first.run_id}")
         assert page.status_code == 200 and "text pruned" in page.text

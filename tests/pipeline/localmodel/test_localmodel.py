@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from config.deployment import Model
 from pipeline.localmodel import (
     BuildError,
     ChecksumError,
@@ -220,8 +221,8 @@ def test_status_reports_empty_cache_as_not_ready(tmp_path: Path, capsys: pytest.
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["model", "status"])
-    settings = SimpleNamespace(model_cache_dir=tmp_path, local_model_ctx=8192, local_model_threads=2)
-    assert args.handler(settings, args) == 1
+    deployment = SimpleNamespace(model=Model(cache_dir=tmp_path))  # the handler reads the deployment's model group
+    assert args.handler(deployment, None, args) == 1
     out = capsys.readouterr().out
     assert "not built" in out and "missing" in out
 

@@ -58,7 +58,7 @@ def invents_when_told(request: Request) -> Reply:
 
 def run_probe(settings: Settings, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
     args = build_parser().parse_args(["probe", "--json", *argv])
-    code = run_command(settings, args)
+    code = run_command(settings.deployment(), settings, args)
     out = capsys.readouterr().out.strip()
     return code, (json.loads(out) if out else {})
 
@@ -203,7 +203,7 @@ def test_report_writes_self_contained_svg_page(probe_settings, model, capsys, tm
     model.policy = invents
     run_probe(probe_settings, capsys, "--limit", "1")
     args = build_parser().parse_args(["probe", "report", "--out", str(tmp_path / "r.html")])
-    assert args.handler(probe_settings, args) == 0
+    assert args.handler(probe_settings.deployment(), probe_settings, args) == 0
     table = capsys.readouterr().out
     page = (tmp_path / "r.html").read_text()
     assert "scripted" in table and "1.000" in table

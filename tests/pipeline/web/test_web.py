@@ -46,7 +46,7 @@ def ledger(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 @pytest.fixture(scope="module")
 def web(ledger: WebLedger) -> Iterator[httpx.Client]:
     sessions = read_only_ledger(ledger.settings.database_url)
-    with WebServer(build_app(ledger.settings, sessions), "127.0.0.1", 0) as server, \
+    with WebServer(build_app(ledger.settings.deployment(), ledger.settings, sessions), "127.0.0.1", 0) as server, \
             httpx.Client(base_url=server.url) as client:
         yield client
 
@@ -54,7 +54,7 @@ def web(ledger: WebLedger) -> Iterator[httpx.Client]:
 @pytest.fixture(scope="module")
 def guarded(ledger: WebLedger) -> Iterator[httpx.Client]:
     settings = ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token})
-    with WebServer(build_app(settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
             httpx.Client(base_url=server.url) as client:
         yield client
 
@@ -208,10 +208,11 @@ def test_login_form_sets_a_cookie_that_is_not_the_token_and_stays_on_this_site(g
 def test_a_network_address_without_token_is_refused_at_start(ledger) -> None:
     """Binding 0.0.0.0 without WEB_TOKEN fails with one line naming WEB_TOKEN; loopback or a token is fine."""
     with pytest.raises(ConfigError, match="WEB_TOKEN"):
-        check_exposure("0.0.0.0", ledger.settings)
-    check_exposure("127.0.0.1", ledger.settings)
-    check_exposure("::1", ledger.settings)
-    check_exposure("0.0.0.0", ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token}))
+        check_exposure("0.0.0.0", ledger.settings.deployment().web)
+    web = ledger.settings.deployment().web
+    check_exposure("127.0.0.1", web)
+    check_exposure("::1", web)
+    check_exposure("0.0.0.0", web.model_copy(update={"token": load_settings(web_token=TOKEN).web_token}))
 
 
 def test_short_web_token_is_a_config_error() -> None:
@@ -273,7 +274,7 @@ def test_days_and_run_ids_outside_their_real_range_answer_4xx_not_500(web, path:
 def test_wrong_tokens_are_rate_limited_per_client(ledger) -> None:
     """Five wrong tokens from one client: the sixth attempt answers 429 with Retry-After, even with the right token."""
     settings = ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token})
-    with WebServer(build_app(settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
             httpx.Client(base_url=server.url) as client:
         for _ in range(5):
             assert client.post("/login", data={"token": "wrong-token-000000", "next": "/"}).status_code == 401
@@ -288,7 +289,7 @@ def test_the_cookie_is_secure_only_behind_a_trusted_tls_proxy_and_expires(ledger
     for trusted in (False, True):
         settings = ledger.settings.model_copy(update={"web_token": token, "web_trust_forwarded_proto": trusted,
                                                       "web_session_hours": 2.0})
-        with WebServer(build_app(settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
+        with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
                 httpx.Client(base_url=server.url) as client:
             answer = client.post("/login", data={"token": TOKEN}, headers={"X-Forwarded-Proto": "https"})
             cookie = answer.headers["set-cookie"].lower()

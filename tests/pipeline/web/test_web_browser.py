@@ -30,7 +30,7 @@ def ledger(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebLedger]:
 
 @pytest.fixture(scope="module")
 def site(ledger: WebLedger) -> Iterator[str]:
-    with WebServer(build_app(ledger.settings, read_only_ledger(ledger.settings.database_url)), "127.0.0.1", 0) as web:
+    with WebServer(build_app(ledger.settings.deployment(), ledger.settings, read_only_ledger(ledger.settings.database_url)), "127.0.0.1", 0) as web:
         yield web.url
 
 
@@ -123,7 +123,7 @@ def test_token_guards_pages_and_api_in_the_browser(browser: Any, ledger: WebLedg
     """With WEB_TOKEN a page leads to the login form; a wrong token is refused, the right one opens the page;
     the API refuses a request without the token."""
     settings = ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token})
-    with WebServer(build_app(settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as web:
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as web:
         context = browser.new_context()
         tab = Watched(context.new_page())
         page = tab.page

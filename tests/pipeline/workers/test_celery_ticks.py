@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, update
 
-from config import load_pipelines
+from config import load_config
 from config.cron import parse_cron
 from pipeline.ledger.models import Publication, Run, RunEvent, ToolCall
 from pipeline.runner import run_once
@@ -32,7 +32,7 @@ def runner(pg_url: str, model: ScriptedModel, tmp_path: Path) -> Iterator[TickRu
     topics = tmp_path / "topics.txt"
     topics.write_text("Worker topic A\nWorker topic B\n", encoding="utf-8")
     settings = make_settings(pg_url, model.base_url, tmp_path, topics_source=str(topics), executor="celery")
-    with open_runtimes([settings]) as runtimes:
+    with open_runtimes(settings.deployment(), [settings]) as runtimes:
         yield TickRunner(runtimes, heartbeat_seconds=1.0)
 
 
@@ -97,7 +97,7 @@ def test_the_reconciler_sends_a_tick_claimed_but_never_sent(pg_url: str, runner:
     """A tick claimed by a scheduler that died before sending is sent by the next reconcile pass."""
     settings = runner.runtimes["content"].settings
     queue = f"factline.test.{os.getpid()}.{threading.get_ident()}"
-    app = make_app([settings.model_copy(update={"celery_queue": queue})])
+    app = make_app(settings.deployment().executor.model_copy(update={"queue": queue}), [settings])
     sender = TickSender(runner.sessions, app, queue, [], reconcile_seconds=0.5, heartbeat_seconds=1)
     run_id = claim_tick(runner.sessions, pipeline="content", scheduled_for=now().replace(microsecond=0))
     assert sender.reconcile() == []  # too young: its own scheduler may be sending it right now
@@ -125,19 +125,21 @@ def test_redis_hands_a_task_to_another_worker_only_after_the_longest_run_any_pip
                     '[[pipelines]]\nname = "long"\nrun_max_seconds = 5400\n', encoding="utf-8")
     monkeypatch.setenv("FACTLINE_CONFIG", str(path))
     monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
-    pipelines = [p.settings for p in load_pipelines()]
-    assert make_app(pipelines).conf.broker_transport_options["visibility_timeout"] == 10800
-    assert make_app(pipelines[:1]).conf.broker_transport_options["visibility_timeout"] == 3600
+    config = load_config()
+    pipelines, executor = [p.settings for p in config.pipelines], config.deployment.executor
+    assert make_app(executor, pipelines).conf.broker_transport_options["visibility_timeout"] == 10800
+    assert make_app(executor, pipelines[:1]).conf.broker_transport_options["visibility_timeout"] == 3600
 
 
 @pytest.mark.external  # RabbitMQ
 def test_a_stop_ends_a_catch_up_pass_and_the_next_pass_claims_the_rest(pg_url: str, runner: TickRunner) -> None:
     """SIGTERM while a scheduler catches up a long outage: the pass ends between two ticks, nothing is lost."""
     queue = f"factline.test.{os.getpid()}.{threading.get_ident()}"
-    settings = runner.runtimes["content"].settings.model_copy(update={"celery_queue": queue})
+    settings = runner.runtimes["content"].settings
+    executor = settings.deployment().executor.model_copy(update={"queue": queue})
     every_second = Schedule("content", parse_cron("* * * * * *", timezone.utc), grace_seconds=600)
     stop = threading.Event()
-    sender = TickSender(runner.sessions, make_app([settings]), queue, [every_second], reconcile_seconds=60,
+    sender = TickSender(runner.sessions, make_app(executor, [settings]), queue, [every_second], reconcile_seconds=60,
                         heartbeat_seconds=1, stop=stop)
     first = now().replace(microsecond=0) - timedelta(seconds=20)
     claim_tick(runner.sessions, pipeline="content", scheduled_for=first)  # the pipeline ticked, then its scheduler died

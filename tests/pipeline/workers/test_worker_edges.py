@@ -29,7 +29,7 @@ from tests.pipeline.test_daemon import free_port
 @pytest.fixture
 def runner(db_url: str, model: ScriptedModel, tmp_path: Path) -> Iterator[TickRunner]:
     settings = make_settings(db_url, model.base_url, tmp_path, executor="celery", run_max_seconds=1.0)
-    with open_runtimes([settings]) as runtimes:
+    with open_runtimes(settings.deployment(), [settings]) as runtimes:
         yield TickRunner(runtimes, heartbeat_seconds=0.1)
 
 
@@ -48,7 +48,8 @@ POISON = [((), {}), (("not-a-number",), {}), ((10**30,), {}), (("x" * 2_000_000,
 def test_poison_tasks_are_rejected_in_one_line_each_and_acked(runner: TickRunner, errors: list[str]) -> None:
     """No argument, a string, 10^30, a 2 MB string, a bool, two ids, a wrong keyword: each task returns `rejected`
     (so it is acked, never redelivered) with one short log line, no traceback."""
-    task = register_task(make_app([runner.runtimes["content"].settings]), runner)
+    settings = runner.runtimes["content"].settings
+    task = register_task(make_app(settings.deployment().executor, [settings]), runner)
     for args, kwargs in POISON:
         result = task.apply(args=args, kwargs=kwargs)
         assert result.successful() and result.get() == "rejected", (args, kwargs, result.traceback)
