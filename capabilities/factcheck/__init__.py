@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import extract_facts, has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
@@ -101,7 +101,10 @@ def _same_number(fact: Fact, found: Fact, value: str | None = None, other: str |
         return True
     if not fact.approx:
         return False
-    said, exact = Decimal(value), Decimal(other)
+    try:
+        said, exact = Decimal(value), Decimal(other)
+    except InvalidOperation:  # a three-part version ("1.07.1") is a number fact but no decimal: no rounding
+        return False
     if said <= 0 or exact <= 0 or said != said.to_integral_value():
         return False
     digits = str(int(said))

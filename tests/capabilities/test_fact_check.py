@@ -324,3 +324,11 @@ def test_a_short_chinese_term_in_quotation_marks_is_no_quotation() -> None:
     assert supported("gmtime 输出“分解时间”数组。", source)
     assert not supported("作者写道：“要看 available，而不是 free。”", source)
     assert not supported("他说：“这里的白鹭特别多。”", source)
+
+
+def test_a_hedged_figure_beside_a_three_part_version_is_checked_without_a_crash() -> None:
+    """"More than 32" next to a source holding "version 1.07.1" (a number fact that is no decimal) is still found
+    by its own 32; the rounding comparison used to raise decimal.InvalidOperation on the version (held-out set)."""
+    source = "This is GNU bc version 1.07.1. It fixes a symbol table bug when more than 32 names were used."
+    assert supported("The bug showed when more than 32 names were used.", source)
+    assert not supported("The bug showed when more than 40 names were used.", source)
