@@ -50,8 +50,13 @@ ensure_packages() {
 }
 
 db_ping() { mariadb-admin --no-defaults -S "$SOCK" -u"$ME" ping; }
+# The server of this data folder: by its pid file, else by its command line. Two wp-up.sh runs at once (two
+# sessions' test fixtures) can leave a mariadbd whose pid file the loser removed; stop_db must still find it,
+# and start_db must adopt it instead of starting a second server that cannot lock the same data folder.
+db_pid() { alive_pid "$WP_BASE/run/mysqld.pid" || pgrep -o -f -- "^mariadbd --no-defaults --datadir=$WP_BASE/db( |\$)"; }
 start_db() {
-  alive_pid "$WP_BASE/run/mysqld.pid" >/dev/null && db_ping >/dev/null 2>&1 && return 0
+  local p
+  if p=$(db_pid) && db_ping >/dev/null 2>&1; then echo "$p" >"$WP_BASE/run/mysqld.pid"; return 0; fi
   if [ ! -d "$WP_BASE/db/mysql" ]; then
     mariadb-install-db --no-defaults --datadir="$WP_BASE/db" --user="$ME" \
       --auth-root-authentication-method=socket --skip-test-db >"$WP_BASE/log/install-db.log" 2>&1 \
@@ -65,7 +70,7 @@ start_db() {
   wait_for 300 db_ping || die "MariaDB did not start, see $WP_BASE/log/mysqld.err"
   ts "mariadb up"
 }
-stop_db() { stop_pidfile "$WP_BASE/run/mysqld.pid"; }
+stop_db() { local p; p=$(db_pid) && echo "$p" >"$WP_BASE/run/mysqld.pid"; stop_pidfile "$WP_BASE/run/mysqld.pid"; }
 
 fpm_pids() { local m; m=$(alive_pid "$WP_BASE/run/php-fpm.pid") || return 0; echo "$m"; pgrep -P "$m" || true; }
 start_fpm() {

@@ -37,7 +37,8 @@ case "$cmd" in
     esac ;;
   trash)       [ -n "${1:-}" ] || die "usage: wp-ctl.sh trash <post-id>"; helper trash "$1" ;;
   status)      for s in mysqld php-fpm nginx; do
-                 if p=$(alive_pid "$WP_BASE/run/$s.pid"); then echo "$s up ($p)"; else echo "$s down"; fi; done
+                 if [ "$s" = mysqld ]; then p=$(db_pid) || p=""; else p=$(alive_pid "$WP_BASE/run/$s.pid") || p=""; fi
+                 if [ -n "$p" ]; then echo "$s up ($p)"; else echo "$s down"; fi; done
                [ -f "$WP_BASE/fault" ] && echo "fault: $(cat "$WP_BASE/fault")" || echo "fault: none"
                [ -f "$WP_BASE/content-fault" ] && echo "content fault: $(cat "$WP_BASE/content-fault")" || echo "content fault: none" ;;
   *)           sed -n '2,11p' "$0" >&2; exit 2 ;;

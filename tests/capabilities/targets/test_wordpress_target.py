@@ -210,6 +210,22 @@ def test_mariadb_down_is_retryable_500_and_posts_nothing(wp: WordPress, http: ht
     assert wp.posts(key=key) == []
 
 
+def test_db_stop_finds_a_server_whose_pid_file_was_lost(wp: WordPress, http: httpx.Client) -> None:
+    """Two wp-up.sh runs at once can leave MariaDB running without its pid file: `db stop` still stops it (the
+    REST API answers 500) and `db start` brings it back, instead of leaving an orphan no script can stop."""
+    (wp.base / "run" / "mysqld.pid").unlink()
+    assert "mysqld up" in wp.ctl("status")
+    wp.db("stop")
+    try:
+        assert "mysqld down" in wp.ctl("status")
+        with pytest.raises(Retryable):
+            wp.target(http).lookup(new_key())
+    finally:
+        wp.db("start")
+    wp.wait_healthy()
+    assert (wp.base / "run" / "mysqld.pid").is_file()
+
+
 def test_markup_in_title_and_body_is_escaped(wp: WordPress, http: httpx.Client) -> None:
     """HTML and <script> in title and body are stored and served escaped: no live <script> from the article."""
     key = new_key()
