@@ -2,9 +2,9 @@
 
     publish_confirmed(app, queue, run_ids, confirmed)
       one connection, one channel in confirm mode (RabbitMQ publisher confirms)
-      -> the task of each run id (``Tasks``: the message app.send_task makes), none waiting for its confirm;
-         every CHUNK tasks, the acks that came
-         back meanwhile are read and their run ids handed to ``confirmed`` (the caller marks them sent)
+      -> the task of each run id (``Tasks``: the message app.send_task makes), none waiting for its confirm,
+         CHUNK at a time (``_corked``); after each chunk the acks that came back meanwhile are read and their
+         run ids handed to ``confirmed`` (the caller marks them sent)
       -> then the remaining acks, until CONFIRM_TIMEOUT_SECONDS
       a nack, a broker error or the timeout leaves a task's run unconfirmed: never marked sent, the reconciler's
 
@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 from celery import Celery
 from celery.utils import uuid
@@ -135,12 +136,14 @@ def _pipelined(app: Celery, queue: str, run_ids: Sequence[int], conn: Connection
     producer = Producer(channel)
     tasks = Tasks(app, queue)
     tasks.declare(producer)
-    for n, run_id in enumerate(run_ids, 1):
-        tasks.publish(producer, run_id)
-        acks.publish(run_id)
-        if n % CHUNK == 0:
-            _read_acks(conn, POLL_SECONDS)
-            hand_over(acks.take())
+    sock = conn.connection.transport.sock
+    for start in range(0, len(run_ids), CHUNK):
+        with _corked(sock):
+            for run_id in run_ids[start:start + CHUNK]:
+                tasks.publish(producer, run_id)
+                acks.publish(run_id)
+        _read_acks(conn, POLL_SECONDS)
+        hand_over(acks.take())
     deadline = time.monotonic() + CONFIRM_TIMEOUT_SECONDS
     while acks.pending and (left := deadline - time.monotonic()) > 0:
         _read_acks(conn, left)
@@ -148,6 +151,24 @@ def _pipelined(app: Celery, queue: str, run_ids: Sequence[int], conn: Connection
     if acks.pending or acks.nacked:
         logger.warning("tick.send_failed", run_ids=sorted([*acks.pending.values(), *acks.nacked]),
                        error="not confirmed by the broker" if acks.pending else "refused by the broker")
+
+
+@contextmanager
+def _corked(sock: socket.socket) -> Iterator[None]:
+    """The chunk's messages leave in full TCP segments when it ends (Linux's TCP_CORK), not one by one.
+
+    Why: py-amqp writes each message with a send of its own, and on 127.0.0.1 each send carries the message
+    through the TCP stack to the broker at once; corked, a send only fills the socket's buffer. 1,000 tasks took
+    0.13 ms of CPU each and 0.30 s uncorked, 0.10 ms and 0.19 s corked (load 2.8, a scratch script, four rounds
+    each way)."""
+    cork = getattr(socket, "TCP_CORK", None)
+    if cork is not None:
+        sock.setsockopt(socket.IPPROTO_TCP, cork, 1)
+    try:
+        yield
+    finally:
+        if cork is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, cork, 0)
 
 
 def _read_acks(conn: Connection, timeout: float) -> None:
