@@ -11,9 +11,10 @@
 Why not ``app.send_task`` on the app's own connections (``confirm_publish``): py-amqp then waits for each
 message's confirm before it publishes the next (``basic_publish_confirm``), one round trip per task. Measured
 with 1,000 tasks at load 5.9 on 2 cores (a scratch script): one connection 3.8 s and 0.50 ms of CPU a task;
-eight connections on eight threads, as the scheduler did, 0.9 s. Pipelined confirms, as RabbitMQ documents
-them (publish, and take the acks as they come: a delivery tag each, ``multiple`` acking every tag up to it)
-on one connection: 0.55 s and 0.22 ms of CPU a task (0.17 ms with ``Tasks``, below). The message is the one
+the scheduler used eight connections on eight threads (1.54 s and 0.7 ms a task at load 10.8: docs/benchmarks.md,
+section 12). Pipelined confirms, as RabbitMQ documents them (publish, and take the acks as they come: a delivery
+tag each, ``multiple`` acking every tag up to it) on one connection: 0.55 s and 0.22 ms of CPU a task (0.17 ms
+with ``Tasks``, 0.10 ms corked, below). The message is the one
 ``app.send_task`` makes.
 
 Only AMQP has confirms: another broker (Redis) gets ``send_task`` one task after the other, each confirmed
