@@ -28,7 +28,7 @@ from pipeline.ledger.db import open_ledger
 from pipeline.ledger.models import Run
 from pipeline.ledger.runs import aware, claim_tick, claim_ticks, now
 from pipeline.workers.app import TASK, make_app
-from pipeline.workers.dispatch import SETTLE_SECONDS, Schedule, TickSender, tick_gaps
+from pipeline.workers.dispatch import SETTLE_SECONDS, Schedule, SentMarker, TickSender, tick_gaps
 from pipeline.workers.publish import Acks, publish_confirmed
 from tests.paths import ROOT
 
@@ -294,3 +294,22 @@ def test_a_task_published_in_a_batch_is_the_message_send_task_makes(queue: str) 
     assert [m.payload[0] for m in messages] == [[41], [42]]
     assert [m.headers["argsrepr"] for m in messages] == ["[41]", "[42]"]
     assert shape(messages[0]) == shape(messages[1])
+
+
+def test_runs_confirmed_apart_are_marked_sent_apart(db_url: str) -> None:
+    """The marker stamps a run as soon as its confirm is handed over, not when the batch ends."""
+    sessions = open_ledger(db_url)
+    first, second = (claim_tick(sessions, pipeline=name, scheduled_for=MOMENT) for name in ("a", "b"))
+    with SentMarker(sessions) as marker:
+        marker.add([first])
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with sessions() as s:
+                if s.get(Run, first).sent_at is not None:
+                    break
+            time.sleep(0.05)
+        with sessions() as s:
+            assert s.get(Run, first).sent_at is not None and s.get(Run, second).sent_at is None
+        marker.add([second])
+    with sessions() as s:
+        assert s.get(Run, first).sent_at < s.get(Run, second).sent_at
