@@ -10,6 +10,9 @@
            inline: run_once -> metrics, alert; celery: send the task (pipeline.workers.dispatch)
     tick_together(pipelines, fire time), when the executor groups_ticks (celery): one job per distinct
            schedule; the executor claims the moment's ticks in one INSERT and sends them together
+    claim_ahead(pipelines, fire time), when the executor has claim_ahead_seconds (celery): a job per distinct
+           schedule that fires that long before each moment (``Ahead``); the executor claims the moment's ticks
+           then, and tick_together finds them claimed and only sends them
            a replica that loses the claim skips the tick and logs it
     report(pipeline, fire time): log the day's report; alert when nothing was published online that day
     prune(fire time), when PRUNE_AFTER_DAYS is set: clear the bulky texts of older runs (pipeline.ledger.prune),
@@ -41,6 +44,7 @@ from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobExe
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.job import Job
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from loguru import logger
@@ -95,6 +99,22 @@ class TickExecutor(ThreadPoolExecutor):
         super()._do_submit_job(_FiredJob(job, run_times[-1]), run_times[-1:])
 
 
+class Ahead(BaseTrigger):
+    """Fires ``seconds`` before each fire time of ``trigger`` (the executor's claim ahead of a moment). The
+    arithmetic is in UTC: a local time minus a few seconds can fall in a DST gap."""
+
+    def __init__(self, trigger: BaseTrigger, seconds: float) -> None:
+        self.trigger, self.lead = trigger, timedelta(seconds=seconds)
+
+    def get_next_fire_time(self, previous_fire_time: datetime | None, now: datetime) -> datetime | None:
+        previous = None if previous_fire_time is None else previous_fire_time.astimezone(UTC) + self.lead
+        fire = self.trigger.get_next_fire_time(previous, now.astimezone(UTC) + self.lead)
+        return None if fire is None else fire.astimezone(UTC) - self.lead
+
+    def __str__(self) -> str:
+        return f"{self.lead.total_seconds():g} s before {self.trigger}"
+
+
 class Daemon:
     """The jobs of one daemon process over all its pipelines; ``stop`` is set by SIGTERM/SIGINT.
 
@@ -141,6 +161,16 @@ class Daemon:
             for pipeline, ticked in self.executor.tick_many(pipelines, scheduled_for).items():
                 with logger.contextualize(pipeline=pipeline):
                     self._count(pipeline, scheduled_for, ticked)
+
+    def claim_ahead(self, pipelines: tuple[str, ...], seconds: float, fire_time: datetime) -> None:
+        """Let the executor claim the ticks of the moment ``seconds`` after ``fire_time`` (``claim_ahead_seconds``)."""
+        if self.stop.is_set():
+            return
+        with self.job():
+            try:
+                self.executor.claim_ahead(pipelines, tick_time(fire_time + timedelta(seconds=seconds)))
+            except Exception as exc:  # the ledger is away: the tick's own job claims them at their time
+                logger.error("tick.claim_ahead_failed", error=one_line(exc))
 
     def _count(self, pipeline: str, scheduled_for: datetime, ticked: Ticked) -> None:
         match ticked:
@@ -320,13 +350,15 @@ def _abandon(sessions: sessionmaker[Session]) -> None:
 
 
 def _scheduler(deployment: Deployment, daemon: Daemon, triggers: dict[str, Triggers]) -> BackgroundScheduler:
-    """The tick jobs (one per pipeline, or one per distinct schedule when the executor ``groups_ticks``), each
+    """The tick jobs (one per pipeline, or one per distinct schedule when the executor ``groups_ticks``, with
+    its claim-ahead job when the executor has ``claim_ahead_seconds``), each
     pipeline's report job, the executor's catch-up (at once) and reconcile (at once, then every interval)
     jobs, and the prune at PRUNE_CRON when PRUNE_AFTER_DAYS is set."""
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # its events are logged below, through loguru
     groups = _tick_groups(triggers) if daemon.executor.groups_ticks else [(name,) for name in triggers]
+    jobs_per_group = 1 if daemon.executor.claim_ahead_seconds is None else 2
     scheduler = BackgroundScheduler(  # a thread per tick job (one tick at once each), reports, reconcile, prune
-        executors={"default": TickExecutor(max_workers=len(groups) + 3)}, timezone="UTC",
+        executors={"default": TickExecutor(max_workers=jobs_per_group * len(groups) + 3)}, timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": JOB_GRACE_SECONDS})
     scheduler.add_listener(_log_skipped, EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)
     for number, names in enumerate(groups):
@@ -334,6 +366,10 @@ def _scheduler(deployment: Deployment, daemon: Daemon, triggers: dict[str, Trigg
         if daemon.executor.groups_ticks:
             scheduler.add_job(daemon.tick_together, schedule.trigger, args=[names, FIRE_TIME], id=f"ticks:{number}",
                               name=f"ticks of {len(names)} pipeline(s)", misfire_grace_time=schedule.grace_seconds)
+            if (ahead := daemon.executor.claim_ahead_seconds) is not None:  # pointless once the moment has come
+                scheduler.add_job(daemon.claim_ahead, Ahead(schedule.trigger, ahead), args=[names, ahead, FIRE_TIME],
+                                  id=f"claim-ahead:{number}", name=f"claim ahead the ticks of {len(names)} pipeline(s)",
+                                  misfire_grace_time=max(1, int(ahead)))
         else:
             scheduler.add_job(daemon.tick, schedule.trigger, args=[names[0], FIRE_TIME], id=f"tick:{names[0]}",
                               name=f"{names[0]} tick", misfire_grace_time=schedule.grace_seconds)

@@ -4,6 +4,8 @@
       tick(pipeline, t)     claim the tick (pipeline, fire time) and run it -> Ticked
       tick_many(names, t)   the same for several pipelines' ticks of one moment (groups_ticks: the daemon
                             gives it one job per distinct schedule instead of one per pipeline)
+      claim_ahead(names, t) claim those ticks claim_ahead_seconds before t (when that is not None), so that
+                            tick_many at t only hands them on
       missed_ticks()        the ticks the daemon runs once at start (the inline catch-up)
       reconcile()           every reconcile_seconds, when that is not None: the runs finished elsewhere
       close()               stop what it started (also as a context manager)
@@ -69,6 +71,8 @@ class Executor(ABC):
     groups_ticks: ClassVar[bool] = False
     """Whether the daemon hands it the ticks of pipelines sharing a schedule together (``tick_many``)."""
     sessions: sessionmaker[Session]
+    claim_ahead_seconds: ClassVar[float | None] = None
+    """How long before a moment the daemon calls ``claim_ahead`` with its ticks (groups_ticks); None: never."""
     reconcile_seconds: float | None = None
     """How often ``reconcile`` is due (the first pass at once); None: never."""
     tracing: Tracing | None = None
@@ -83,6 +87,9 @@ class Executor(ABC):
     def tick_many(self, pipelines: Sequence[str], scheduled_for: datetime) -> dict[str, Ticked]:
         """The ticks of ``pipelines`` at one moment, by pipeline; one after the other unless said otherwise."""
         return {pipeline: self.tick(pipeline, scheduled_for) for pipeline in pipelines}
+
+    def claim_ahead(self, pipelines: Sequence[str], scheduled_for: datetime) -> None:
+        """Claim the ticks of ``pipelines`` at ``scheduled_for``, a moment still to come (``claim_ahead_seconds``)."""
 
     def missed_ticks(self) -> dict[str, list[datetime]]:
         """The ticks, by pipeline, the daemon runs one after the other at start; none unless said otherwise."""

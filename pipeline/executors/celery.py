@@ -23,6 +23,7 @@ class CeleryExecutor(Executor):
 
     name = "celery"
     groups_ticks = True
+    claim_ahead_seconds = 5.0  # the INSERT of 1,000 ticks took 0.6 s (median), 1.65 s at most, at load 11-20
 
     def __init__(self, deployment: Deployment, pipelines: Sequence[Settings], schedules: Sequence[Schedule],
                  stop: threading.Event) -> None:
@@ -50,6 +51,11 @@ class CeleryExecutor(Executor):
         claimed = self.sender.tick_many([(pipeline, scheduled_for) for pipeline in pipelines])
         return {pipeline: Queued(run_id) if (run_id := claimed.get((pipeline, scheduled_for))) is not None
                 else ClaimedElsewhere("claimed elsewhere") for pipeline in pipelines}
+
+    def claim_ahead(self, pipelines: Sequence[str], scheduled_for: datetime) -> None:
+        """Claim the moment's ticks in one INSERT before it comes (``TickSender.claim_ahead``); ``tick_many`` sends
+        them at their time."""
+        self.sender.claim_ahead([(pipeline, scheduled_for) for pipeline in pipelines])
 
     def reconcile(self) -> list[Ran]:
         """Re-send lost ticks and catch up missed ones, then the runs the workers finished since the last pass."""

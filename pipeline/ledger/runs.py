@@ -136,9 +136,14 @@ def claim_ticks(sessions: sessionmaker[Session], ticks: Iterable[tuple[str, date
     RETURNING``; the run ids of the ticks this call claimed, by tick (a tick another scheduler has is absent).
 
     The rows go in sorted: two schedulers inserting the same ticks in opposite orders each wait for a row
-    the other holds (a deadlock on PostgreSQL); in one order the second waits, then skips."""
-    rows = [dict(pipeline=pipeline, trigger="schedule", scheduled_for=at, status=RunStatus.queued, started_at=now())
-            for pipeline, at in sorted(set(ticks))]
+    the other holds (a deadlock on PostgreSQL); in one order the second waits, then skips.
+
+    A tick claimed before its time (the scheduler claims ahead: pipeline.workers.dispatch) starts at its time:
+    ``started_at`` is never before ``scheduled_for``, so its lateness is never negative and the reconciler,
+    which re-sends a queued run unsent for CELERY_RECONCILE_SECONDS after it started, never sends it early."""
+    at_now = now()
+    rows = [dict(pipeline=pipeline, trigger="schedule", scheduled_for=at, status=RunStatus.queued,
+                 started_at=max(at_now, at)) for pipeline, at in sorted(set(ticks))]
     if not rows:
         return {}
     with sessions.begin() as s:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from celery import Celery
+from kombu.message import Message
 from sqlalchemy import func, select
 
 from config import Settings
@@ -25,9 +26,10 @@ from config.cron import parse_cron
 from config.deployment import Execution
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.models import Run
-from pipeline.ledger.runs import claim_tick, claim_ticks, now
-from pipeline.workers.app import make_app
-from pipeline.workers.dispatch import SETTLE_SECONDS, Schedule, TickSender, tick_gaps
+from pipeline.ledger.runs import aware, claim_tick, claim_ticks, now
+from pipeline.workers.app import TASK, make_app
+from pipeline.workers.dispatch import SETTLE_SECONDS, Schedule, SentMarker, TickSender, tick_gaps
+from pipeline.workers.publish import Acks, publish_confirmed
 from tests.paths import ROOT
 
 BROKER = "amqp://guest:guest@127.0.0.1:5672//"
@@ -213,3 +215,101 @@ def test_pipelines_sharing_a_schedule_are_each_caught_up_as_their_own_ledger_say
     with tick_sender.sessions() as s:
         by_pipeline = dict(s.execute(select(Run.pipeline, func.count()).group_by(Run.pipeline)).tuples().all())
     assert by_pipeline["b"] == 2 and "c" not in by_pipeline and by_pipeline["a"] == len(caught_up)  # its first + caught up
+
+
+@pytest.mark.external  # RabbitMQ
+def test_a_tick_claimed_ahead_is_sent_at_its_time_and_never_before(db_url: str, queue: str) -> None:
+    """Ticks claimed 2 s before their time are queued runs without a task, starting at their time; the reconciler
+    (due every 0.5 s) leaves them alone before it; the moment's batch sends each of them once, at their time."""
+    tick_sender = sender(db_url, queue, reconcile_seconds=0.5)
+    moment = now().replace(microsecond=0) + timedelta(seconds=3)
+    ticks = [(f"p{i}", moment) for i in range(5)]
+    tick_sender.claim_ahead(ticks)
+    with tick_sender.sessions() as s:
+        runs = s.scalars(select(Run).where(Run.scheduled_for == moment)).all()
+        assert len(runs) == 5 and {(r.status, r.sent_at) for r in runs} == {("queued", None)}
+        assert {aware(r.started_at) for r in runs} == {moment}
+    time.sleep(0.6)
+    assert tick_sender.reconcile() == [] and tasks_in(queue) == []
+    claimed = tick_sender.tick_many(ticks)
+    assert set(claimed) == set(ticks)
+    with tick_sender.sessions() as s:
+        sent = s.scalars(select(Run.sent_at).where(Run.scheduled_for == moment)).all()
+    assert len(sent) == 5 and all(aware(at) >= moment for at in sent)
+    assert sorted(tasks_in(queue)) == sorted(claimed.values())
+
+
+@pytest.mark.external  # RabbitMQ
+def test_a_tick_claimed_ahead_by_a_scheduler_that_died_is_sent_by_the_next_after_its_time(
+        db_url: str, queue: str) -> None:
+    """A scheduler claims a moment's ticks ahead and dies before it: the next one's reconciler sends them once,
+    after their time."""
+    moment = now().replace(microsecond=0) + timedelta(seconds=2)
+    sender(db_url, queue).claim_ahead([("a", moment), ("b", moment)])
+    next_scheduler = sender(db_url, queue, reconcile_seconds=0.5)
+    assert next_scheduler.reconcile() == []
+    while now() < moment + timedelta(seconds=0.6):
+        time.sleep(0.1)
+    resent = next_scheduler.reconcile()
+    assert len(resent) == 2 and sorted(tasks_in(queue)) == sorted(resent)
+    with next_scheduler.sessions() as s:
+        assert all(aware(at) >= moment for at in s.scalars(select(Run.sent_at)))
+
+
+def test_acks_settle_the_run_ids_of_their_delivery_tags() -> None:
+    """A broker ack names a delivery tag, or every tag up to it (``multiple``); a nack the same, refused."""
+    acks = Acks()
+    for run_id in (11, 12, 13, 14, 15):
+        acks.publish(run_id)
+    acks.ack(2, multiple=True)
+    acks.ack(4, multiple=False)
+    assert acks.take() == [11, 12, 14] and acks.take() == []
+    acks.nack(5, multiple=True)
+    assert acks.nacked == [13, 15] and acks.pending == {}
+
+
+@pytest.mark.external  # RabbitMQ
+def test_a_task_published_in_a_batch_is_the_message_send_task_makes(queue: str) -> None:
+    """The workers get from a batch exactly what ``app.send_task`` sends: the same body, headers, properties and
+    routing, apart from the task's own id."""
+    app = celery_app(queue)
+    app.send_task(TASK, args=[41], queue=queue)
+    marked: list[list[int]] = []
+    assert publish_confirmed(app, queue, [42], marked.append) == [42] and marked == [[42]]
+    with app.connection_for_write() as conn:
+        simple = conn.SimpleQueue(queue)
+        messages = [simple.get(timeout=5) for _ in range(2)]
+        for message in messages:
+            message.ack()
+
+    def shape(message: Message) -> dict[str, object]:
+        task_id = message.headers["id"]
+        headers = {k: v for k, v in message.headers.items() if v != task_id}
+        properties = {k: v for k, v in message.properties.items() if k not in ("correlation_id", "delivery_tag", "application_headers")}
+        routing = {k: message.delivery_info[k] for k in ("exchange", "routing_key")}
+        return {"headers": {**headers, "argsrepr": None}, "properties": properties, "routing": routing,
+                "body": [message.payload[0] and None, *message.payload[1:]], "type": message.content_type,
+                "encoding": message.content_encoding}
+
+    assert [m.payload[0] for m in messages] == [[41], [42]]
+    assert [m.headers["argsrepr"] for m in messages] == ["[41]", "[42]"]
+    assert shape(messages[0]) == shape(messages[1])
+
+
+def test_runs_confirmed_apart_are_marked_sent_apart(db_url: str) -> None:
+    """The marker stamps a run as soon as its confirm is handed over, not when the batch ends."""
+    sessions = open_ledger(db_url)
+    first, second = (claim_tick(sessions, pipeline=name, scheduled_for=MOMENT) for name in ("a", "b"))
+    with SentMarker(sessions) as marker:
+        marker.add([first])
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with sessions() as s:
+                if s.get(Run, first).sent_at is not None:
+                    break
+            time.sleep(0.05)
+        with sessions() as s:
+            assert s.get(Run, first).sent_at is not None and s.get(Run, second).sent_at is None
+        marker.add([second])
+    with sessions() as s:
+        assert s.get(Run, first).sent_at < s.get(Run, second).sent_at

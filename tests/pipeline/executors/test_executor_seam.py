@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import get_args
 
 from config import load_settings
 from config.deployment import Execution
-from pipeline.daemon import Daemon, _scheduler, check_schedules
+from config.cron import parse_cron
+from pipeline.daemon import Ahead, Daemon, _scheduler, check_schedules
 from pipeline.executors import (EXECUTORS, CeleryExecutor, ClaimedElsewhere, Crashed, Executor, InlineExecutor, Queued,
                                 Ticked)
 from pipeline.ledger.db import open_ledger
@@ -95,3 +96,37 @@ def test_an_executor_that_groups_ticks_gets_one_job_per_distinct_schedule(tmp_pa
     assert executor.asked == [("a", fired.replace(microsecond=0)), ("b", fired.replace(microsecond=0))]
     assert [metrics.registry.get_sample_value("factline_ticks_total", {"pipeline": name, "outcome": "queued"})
             for name in ("a", "b", "c")] == [1.0, 1.0, None]
+
+
+class ClaimingAhead(Grouping):
+    """A grouping executor that claims each moment's ticks 5 s ahead (records what it was asked to claim)."""
+
+    claim_ahead_seconds = 5.0
+
+    def __init__(self, db: str) -> None:
+        super().__init__(db, [])
+        self.ahead: list[tuple[tuple[str, ...], datetime]] = []
+
+    def claim_ahead(self, pipelines: Sequence[str], scheduled_for: datetime) -> None:
+        self.ahead.append((tuple(pipelines), scheduled_for))
+
+
+def test_an_executor_that_claims_ahead_gets_each_moment_its_seconds_before(tmp_path: Path) -> None:
+    """One claim-ahead job per distinct schedule, firing 5 s before each tick (in UTC, across a DST change too);
+    it hands the executor the moment to come, not its own fire time."""
+    pipelines = [load_settings(pipeline="a"), load_settings(pipeline="b"),
+                 load_settings(pipeline="c", schedule_timezone="Europe/Berlin", schedule_cron="0 3 * * *")]
+    executor = ClaimingAhead(f"sqlite:///{tmp_path}/ledger.db")
+    daemon = Daemon(pipelines, executor, Metrics(), threading.Event())
+    scheduler = _scheduler(pipelines[0].deployment(), daemon, check_schedules(pipelines))
+    ahead = {job.args[0]: job.trigger for job in scheduler.get_jobs() if job.id.startswith("claim-ahead")}
+    assert set(ahead) == {("a", "b"), ("c",)}
+    tick = check_schedules(pipelines)["c"].schedule.trigger.get_next_fire_time(None, datetime(2026, 3, 28, 12, tzinfo=UTC))
+    assert tick.astimezone(UTC) == datetime(2026, 3, 29, 1, tzinfo=UTC)  # 03:00 CEST, the first hour after the change
+    assert ahead[("c",)].get_next_fire_time(None, datetime(2026, 3, 28, 12, tzinfo=UTC)) == datetime(
+        2026, 3, 29, 0, 59, 55, tzinfo=UTC) != tick - timedelta(seconds=5)  # in local time: 02:59:55, in the gap
+    assert Ahead(parse_cron("* * * * *", UTC), 5).get_next_fire_time(
+        datetime(2026, 12, 6, 5, 59, 55, tzinfo=UTC), datetime(2026, 12, 6, 5, 59, 55, 1000, tzinfo=UTC)) == datetime(
+        2026, 12, 6, 6, 0, 55, tzinfo=UTC)
+    daemon.claim_ahead(("a", "b"), 5.0, datetime(2026, 12, 6, 5, 59, 55, 2000, tzinfo=UTC))
+    assert executor.ahead == [(("a", "b"), datetime(2026, 12, 6, 6, 0, tzinfo=UTC))]
