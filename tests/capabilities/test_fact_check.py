@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from capabilities.factcheck import FactKind, check_facts, extract_facts
@@ -274,7 +276,23 @@ def test_the_second_tuning_set_flags_only_the_examples_its_writer_invented() -> 
 
     score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "tuning2-2026-12-06.jsonl")
     assert [a.rsplit(": ", 1)[1] for a in score.alarms] == ["'2.5m'", "'2.5'", "'0.5'"], score.alarms
-    assert len(score.misses) <= 2, score.misses  # true numbers moved to another claim: documented as not checked
+    # true numbers moved to another claim (documented as not checked), one of them (125) hidden before by the honest
+    # article's own false alarm ('2.5m'), and a unit added after a number that keeps its own (1024 kilobytes)
+    assert len(score.misses) <= 3, score.misses
+
+
+def test_a_fabrication_that_fails_only_on_its_honest_articles_false_alarm_is_not_caught(tmp_path) -> None:
+    """The corpus counts a fabrication as caught only when its check flags a fact its honest article's did not;
+    the looser count (its check failed at all) is kept beside it."""
+    entry = {"id": "t", "lang": "en", "sources": ["It has 3 pumps and 5 valves, said Jane Smith."],
+             "honest": ["It has 3 pumps and 5 valves, said Jane Smith; 7 were planned."],
+             "fabrications": [{"kind": "changed_number", "from": "3 pumps", "to": "5 pumps"},
+                              {"kind": "changed_number", "from": "5 valves", "to": "6 valves"}]}
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps(entry) + "\n", encoding="utf-8")
+    score = evaluate(path)
+    assert score.recall("changed_number") == (1, 2) and score.recall("changed_number", loose=True) == (2, 2)
+    assert score.misses == ["t changed_number: '5 pumps' (its check failed only on the honest article's false alarm)"]
 
 
 def test_a_lone_chinese_scale_word_is_no_number() -> None:
