@@ -47,7 +47,7 @@ class _Evidence:
 def _supports(fact: Fact, evidence: _Evidence) -> str | None:
     """The passage of ``evidence`` that holds ``fact``, or None."""
     if fact.kind in (FactKind.quote, FactKind.title, FactKind.name):
-        for key in (fact.key, fact.short_key):
+        for key in (fact.key, fact.short_key, *_acronym_numbers(fact)):
             if key and has_run(evidence.words, key.split()) >= 0:
                 return _passage_of_words(evidence, key)
         if fact.kind == FactKind.name and " " not in fact.key and fact.key.isalpha():
@@ -63,6 +63,14 @@ def _supports(fact: Fact, evidence: _Evidence) -> str | None:
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
             return _sentence_around(evidence.text, hit.start())
     return None
+
+
+def _acronym_numbers(fact: Fact) -> tuple[str, ...]:
+    """A name ending in an acronym in the other number: CVEs for the source's CVE-..., X9.62 OID for its OIDs."""
+    if fact.kind != FactKind.name or not (last := re.search(r"\b([A-Z]{2,})(s?)$", fact.text)):
+        return ()
+    stem = fact.key.rsplit(" ", 1)[0] + " " if " " in fact.key else ""
+    return (stem + last.group(1).lower() + ("" if last.group(2) else "s"),)
 
 
 def _sentence_around(text: str, at: int) -> str:

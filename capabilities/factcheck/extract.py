@@ -95,10 +95,21 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+def _without_accents(text: str) -> str:
+    """Héctor Orón as Hector Oron: an English text often drops the accents its source has."""
+    return unicodedata.normalize("NFC", "".join(ch for ch in unicodedata.normalize("NFD", text)
+                                               if unicodedata.category(ch) != "Mn"))
+
+
+# a clitic on a word is not part of it: Debian's, the block was XOR'd, it'll
+_CLITIC = re.compile(r"(?<=[^\W_])['’](?:s|d|ll|re|ve)(?![^\W_])")
+
+
 def words(text: str) -> list[str]:
-    """Normalised words: Latin runs and digits as words, each CJK character a word, punctuation dropped."""
+    """Normalised words: Latin runs and digits as words, each CJK character a word, punctuation dropped; accents
+    and clitics ('s, 'd) dropped."""
     return re.findall(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u9fff\uf900-\ufaff]+(?:['’][^\W_\u3400-\u9fff\uf900-\ufaff]+)?",
-                      normalise(text).replace("'s ", " "))  # Redis于2022年: 'redis' is a word of its own
+                      _CLITIC.sub("", _without_accents(normalise(text))))  # Redis于2022年: 'redis' is a word of its own
 
 
 def has_run(haystack: list[str], needle: list[str]) -> int:
@@ -389,7 +400,9 @@ def _scan_quotes(scan: _Scan) -> None:
         scan.take(m, FactKind.title, " ".join(words(m.group(1))), group=1)
 
 
-_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-_.'’][A-Za-z0-9]+)*")  # not the B of 0.5B
+# Latin letters, accented ones too: Héctor Orón Martínez is one name, not H, Or and Mart (held-out set)
+_LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff"
+_TOKEN = re.compile(rf"(?<![{_LATIN}0-9])[{_LATIN}][{_LATIN}0-9]*(?:[-_.'’][{_LATIN}0-9]+)*")  # not the B of 0.5B
 
 
 def _capitalised(token: str) -> bool:
@@ -403,10 +416,11 @@ def _scan_names(scan: _Scan) -> None:
         while run and (run[0].group().lower() in STARTERS or (len(run) > 1 and run[0].group() in HONORIFICS)):
             run.pop(0)
         if run and not (len(run) == 1 and _sentence_start(scan.masked, run[0].start())
-                        and not _speaker(scan.masked, run[0])) \
+                        and not _speaker(scan.text, run[0])) \
                 and not _title_cased(scan.masked, run[0].start()):
             tokens = [re.sub(r"['’]s$", "", m.group()) for m in run]
-            if not (len(tokens) == 1 and (tokens[0].lower() in MONTHS or tokens[0] == "I")):
+            # a lone letter (the C library, plan B) names too little to be checked; in a run it is an initial
+            if not (len(tokens) == 1 and (tokens[0].lower() in MONTHS or len(tokens[0]) == 1)):
                 start, end = run[0].start(), run[-1].end()
                 text = scan.text[start:end]
                 scan.masked = scan.masked[:start] + " " * (end - start) + scan.masked[end:]
@@ -423,7 +437,7 @@ def _scan_names(scan: _Scan) -> None:
             flush()
             previous_end = m.end()
             continue
-        if _capitalised(m.group()) and m.group() not in DOCUMENT_NAMES and not _unit_word(m.group()):
+        if _capitalised(m.group()) and not _document(m.group()) and not _unit_word(m.group()):
             run.append(m)
             if re.search(r"['’]s$", m.group()):
                 flush()  # "Debian's Marc Haber": a possessive ends a name
@@ -433,11 +447,20 @@ def _scan_names(scan: _Scan) -> None:
     flush()
 
 
-# a project's own files named in prose ("its NEWS file", "the README"): documents, not names
+# a project's own files named in prose ("its NEWS file", "the README", README.Debian): documents, not names; the
+# GNU Coding Standards' names and a few more every source tree has
 DOCUMENT_NAMES = frozenset("README CHANGELOG ChangeLog CHANGES LICENSE COPYING INSTALL AUTHORS TODO FAQ THANKS "
-                           "HACKING CONTRIBUTING".split()) | frozenset(  # and common technical nouns written as acronyms
+                           "HACKING CONTRIBUTING NEWS BUGS MAINTAINERS NOTICE SECURITY".split()) | frozenset(
+    # and common technical nouns written as acronyms
     "CI CD API APIs CPU CPUs GPU GPUs RAM OS UI CLI URL URLs TTY PDF JSON YAML HTML CSS DNS TCP UDP TLS SSL HTTP HTTPS "
     "IP ID IDs PID SDK IDE".split())
+
+
+def _document(token: str) -> bool:
+    """NEWS, README, and a document named after one: NEWS.Debian, README.python_switch."""
+    return token in DOCUMENT_NAMES or token.split(".")[0] in DOCUMENT_NAMES
+
+
 def _unit_word(token: str) -> bool:
     """A unit named on its own ("默认单位是 KiB", "in MB") is no name; one letter (W, T) may be an initial."""
     return len(token) > 1 and token.lower() in UNITS
@@ -456,9 +479,13 @@ locals economists historians members leaders owners operators authors editors re
 
 
 def _speaker(text: str, token: re.Match[str]) -> bool:
-    """A lone capitalised word opening a sentence is a name when it is the one who speaks: "Berger said ..."."""
+    """A lone capitalised word opening a sentence is a name when it is the one who speaks: "Berger said ...".
+    ``text`` is the text as written (a number between, "Version 2.39 added", is no speaker's name), and a heading
+    ("Packaging notes from LLVM"), a line without an end mark, is no sentence with a speaker."""
+    line_end = text.find("\n", token.end())
+    line = text[text.rfind("\n", 0, token.start()) + 1:line_end if line_end >= 0 else len(text)].rstrip(" *_")
     return bool(SPEECH.match(text, token.end())) and token.group().lower() not in SPEAKER_NOUNS \
-        and token.group().lower() not in STARTERS
+        and token.group().lower() not in STARTERS and line.endswith(tuple(".!?:;\"”’)。！？：；」"))
 
 
 def _title_cased(text: str, at: int) -> bool:
