@@ -89,7 +89,7 @@ def _same_value(fact: Fact, found: Fact) -> bool:
             return fact.unit is None and found.key == fact.key
         if found.kind != FactKind.number or not _same_number(fact, found):
             return False
-        return fact.unit is None or found.unit is None or found.unit == fact.unit
+        return fact.unit is None or found.unit is None or _same_unit(fact.unit, found.unit)
     if fact.kind == FactKind.date and found.kind == FactKind.date:
         if re.fullmatch(r"\d\d(?:-\d\d)?", fact.key):  # a month and day without a year (May 1): any year's
             return found.key[5:] == fact.key if len(fact.key) == 5 else found.key[5:7] == fact.key
@@ -99,6 +99,11 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         other_currency, _, other = found.key.rpartition(":")
         return currency == other_currency and _same_number(fact, found, value, other)
     return found.kind == fact.kind and found.key == fact.key
+
+
+def _same_unit(unit: str, other: str) -> bool:
+    """The same unit; a word of two senses ("person|bit": 位 counts people and bits) agrees with either."""
+    return unit == other or bool(set(unit.split("|")) & set(other.split("|")))
 
 
 def _same_number(fact: Fact, found: Fact, value: str | None = None, other: str | None = None) -> bool:

@@ -49,8 +49,8 @@ UNITS = {
     "words": "word", "word": "word", "字": "word", "tokens": "token", "token": "token",
     "characters": "char", "character": "char", "chars": "char", "字符": "char", "个字符": "char", "字节": "byte",
     "个字节": "byte",
-    "cores": "core", "core": "core", "次": "times", "遍": "times", "times": "times", "个": None, "名": "person", "人": "person",
-    "people": "person", "persons": "person", "位": "person",
+    "cores": "core", "core": "core", "bits": "bit", "bit": "bit", "次": "times", "遍": "times", "times": "times", "个": None, "名": "person", "人": "person",
+    "people": "person", "persons": "person", "位": "person|bit",  # 五位专家, 2048 位的密钥
     # Chinese counters: 120万块 is not 120万吨; a number without a counter (个, or none) matches any
     "块": "块", "台": "台", "件": "件", "辆": "辆", "座": "座", "条": "条", "家": "家", "所": "所", "本": "册",
     "册": "册", "张": "张", "架": "架", "艘": "艘", "套": "套",
@@ -227,22 +227,61 @@ def _scan_urls(scan: _Scan) -> None:
         scan.take(m, FactKind.url, normalise(m.group()).split("://", 1)[1].rstrip("/"))
 
 
+# an advisory's identifier is one fact, not a year and a number: CVE-2023-27534, DSA-5123-1, GHSA-...
+_IDENTIFIER = re.compile(r"(?<![\w-])[A-Z]{2,5}-\d{4}-\d{3,7}(?:-\d{1,3})?(?![\w])")
+
+
+def _scan_identifiers(scan: _Scan) -> None:
+    """Found as the same run of words in a source (fix-CVE-2023-27534-regression.patch holds CVE-2023-27534)."""
+    for m in _IDENTIFIER.finditer(scan.masked):
+        scan.take(m, FactKind.name, " ".join(words(m.group())))
+
+
+# days with a fixed date, a date in other words: "New Year's Eve 2020" is 2020-12-31
+HOLIDAYS = {"new year's eve": (12, 31), "new year's day": (1, 1), "christmas eve": (12, 24), "christmas day": (12, 25),
+            "boxing day": (12, 26), "halloween": (10, 31), "valentine's day": (2, 14)}
+_HOLIDAY = "|".join(h.replace("'", "['’]").replace(" ", r"\s+") for h in HOLIDAYS)
+
+
+def _holiday(name: str) -> tuple[str, str]:
+    month, day = HOLIDAYS[" ".join(name.lower().replace("’", "'").split())]
+    return str(month), str(day)
+
+
+# the same year or month as the date before it (同年3月28日, 同月20日, 当年11月): a careful reader carries it over
+_ZH_RELATIVE = re.compile(rf"(同年|当年)\s*(\d{{1,2}}|{_ZH_NUM})\s*月(?:\s*(\d{{1,2}}|{_ZH_NUM})\s*[日号])?(?!\s*\d)|"
+                          rf"(同月|当月)\s*(\d{{1,2}}|{_ZH_NUM})\s*[日号]")
+_ZH_YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)\s*年")
+
+
 def _scan_dates(scan: _Scan) -> None:
-    patterns = (
-        (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", lambda g: (g[2], g[0], g[1])),
-        (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
-        # an ISO date, and the time after its T (2006-08-14T02:34:56-06:00): T02 is no name
-        (r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?![\d-])",
-         lambda g: (g[0], g[1], g[2])),
-        (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (g[0], g[1], g[2])),
-        (rf"({_ZH_NUM})年({_ZH_NUM})月({_ZH_NUM})[日号]", lambda g: (g[0], g[1], g[2])),
-        (rf"\b({_MONTH})\s+(?:of\s+)?(\d{{4}})\b", lambda g: (g[1], g[0], None)),
-        (r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)", lambda g: (g[0], g[1], None)),
-        # a month and a day without a year (May 1, 1 May, 5月1日): found in a source's full date of that day
-        (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s*\d)", lambda g: (None, g[0], g[1])),
-        (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})(?![\w.]|\.\w)", lambda g: (None, g[1], g[0])),
-        (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (None, g[0], g[1])),
-    )
+    anchors = _scan_date_patterns(scan, _FULL_DATES)
+    _scan_zh_relative_dates(scan, anchors)
+    _scan_date_patterns(scan, _PARTIAL_DATES)
+
+
+def _scan_zh_relative_dates(scan: _Scan, anchors: list[tuple[int, str]]) -> None:
+    """同年12月1日 after 2020年5月17日 is 2020-12-01; 同月20日 after 2020年1月3日 is 2020-01-20. Without a date
+    before it, 同年12月1日 is a month and a day, as 12月1日 would be."""
+    anchors += [(m.start(), m.group(1)) for m in _ZH_YEAR.finditer(scan.text)]
+    for m in list(_ZH_RELATIVE.finditer(scan.masked)):
+        month, day = (m.group(2), m.group(3)) if m.group(1) else (None, m.group(5))
+        before = [key for at, key in sorted(anchors) if at < m.start() and len(key) >= (4 if month else 7)]
+        mo, d = _int(month) if month else None, _int(day) if day else None
+        if mo is None and not before:
+            continue
+        mo = mo if mo is not None else int(before[-1][5:7])
+        if not 1 <= mo <= 12 or (d is not None and not 1 <= d <= 31):
+            continue
+        key = (before[-1][:4] + "-" if before else "") + f"{mo:02d}" + (f"-{d:02d}" if d else "")
+        if len(key) > 2:  # 同年12月 with no year before it says nothing checkable
+            anchors.append((m.start(), key))
+            scan.take(m, FactKind.date, key)
+
+
+def _scan_date_patterns(scan: _Scan, patterns: tuple[tuple[str, object], ...]) -> list[tuple[int, str]]:
+    """Take each date the patterns find; where each one starts and its key (the anchors of relative dates)."""
+    taken = []
     for pattern, order in patterns:
         for m in re.finditer(pattern, scan.masked, flags=re.I):
             year, month, day = order(m.groups())
@@ -250,7 +289,30 @@ def _scan_dates(scan: _Scan) -> None:
             d = _int(day) if day else None
             if (y is None and (year or d is None)) or mo is None or not 1 <= mo <= 12 or (d is not None and not 1 <= d <= 31):
                 continue
-            scan.take(m, FactKind.date, (f"{y:04d}-" if y is not None else "") + f"{mo:02d}" + (f"-{d:02d}" if d else ""))
+            key = (f"{y:04d}-" if y is not None else "") + f"{mo:02d}" + (f"-{d:02d}" if d else "")
+            taken.append((m.start(), key))
+            scan.take(m, FactKind.date, key)
+    return taken
+
+
+_FULL_DATES = (
+    (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", lambda g: (g[2], g[0], g[1])),
+    (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
+    # an ISO date, and the time after its T (2006-08-14T02:34:56-06:00): T02 is no name
+    (r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?![\d-])",
+     lambda g: (g[0], g[1], g[2])),
+    (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (g[0], g[1], g[2])),
+    (rf"({_ZH_NUM})年({_ZH_NUM})月({_ZH_NUM})[日号]", lambda g: (g[0], g[1], g[2])),
+    (rf"\b({_MONTH})\s+(?:of\s+)?(\d{{4}})\b", lambda g: (g[1], g[0], None)),
+    (r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)", lambda g: (g[0], g[1], None)),
+    (rf"\b({_HOLIDAY})(?:,?\s+(?:of\s+)?(\d{{4}})\b)?", lambda g: (g[1], *_holiday(g[0]))),
+)
+_PARTIAL_DATES = (
+    # a month and a day without a year (May 1, 1 May, 5月1日): found in a source's full date of that day
+    (rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s*\d)", lambda g: (None, g[0], g[1])),
+    (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})(?![\w.]|\.\w)", lambda g: (None, g[1], g[0])),
+    (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (None, g[0], g[1])),
+)
 
 
 def _int(text: str) -> int | None:
@@ -323,12 +385,14 @@ def _rate(text: str, start: int, end: int) -> str | None:
 
 # a version: three or more parts anywhere (2.5.3), or two glued to a word or a v (coreutils-6.7, v5.15)
 _VERSION = re.compile(r"(?:(?<![\w.,/-])(?=\d+\.\d+\.\d)|(?<=[A-Za-z]-)|(?<=(?<![\w])[vV]))(\d+(?:\.\d+){1,3})(?![\w]|\.\d)")
+# a source names release notes by their files: RelNotes/2.39.3.txt is version 2.39.3
+_SOURCE_VERSION = re.compile(r"(?:(?<![\w.,-])(?=\d+\.\d+\.\d)|(?<=[A-Za-z]-)|(?<=(?<![\w])[vV]))(\d+(?:\.\d+){1,3})(?![\w]|\.\d)")
 
 
-def _scan_versions(scan: _Scan) -> None:
+def _scan_versions(scan: _Scan, source: bool) -> None:
     """Versions: 2.5.3 is one fact, kept as written (a changed 2.5.1 is caught); a two-part one glued to a word
     (coreutils-6.7, v5.15) is the number 6.7, as it would be standing alone."""
-    for m in _VERSION.finditer(scan.masked):
+    for m in (_SOURCE_VERSION if source else _VERSION).finditer(scan.masked):
         version = m.group(1)
         key = version if version.count(".") > 1 else _key(Decimal(version))
         scan.take(m, FactKind.number, key, group=1)
@@ -337,7 +401,9 @@ def _scan_versions(scan: _Scan) -> None:
 def _scan_numbers(scan: _Scan, number_words: bool) -> None:
     scale = r"(?:\s*(thousand|million|billion|trillion)\b|\s?(万|亿))?"
     unit = rf"(?:\s?-?\s?({_UNIT_RE})(?![a-z]))?"
-    for m in re.finditer(r"(?:(?<=\d[-–~～])|(?<=\d\.\.))(\d+(?:\.\d+)?)(?![\w.,-]|\.\d)", scan.masked):  # 1-125, 00..59
+    # 1-125, 00..59, "1999-2016, 2018"; in a source also the second of two numbers "32/64-bit" gives
+    after = r"(?:(?<=\d[-–~～/])|(?<=\d\.\.))" if number_words else r"(?:(?<=\d[-–~～])|(?<=\d\.\.))"
+    for m in re.finditer(after + r"(\d+(?:\.\d+)?)(?!\w|[.,-]\d)", scan.masked):
         scan.take(m, FactKind.number, _key(Decimal(m.group(1))))
     for m in re.finditer(rf"{_NUM}{scale}{unit}(?![A-Za-z]|\.\d)", scan.masked, flags=re.I):  # not 5xx, not 0.5B
         factor = SCALES.get((m.group(3) or m.group(4) or "").lower(), 1)
@@ -388,8 +454,12 @@ def _counts_the_list_after(text: str, at: int, value: Decimal) -> bool:
 
 def _scan_quotes(scan: _Scan) -> None:
     for opening, closing in QUOTES:
-        for m in re.finditer(rf"{re.escape(opening)}([^{re.escape(opening + closing)}\n]{{2,400}}){re.escape(closing)}",
+        # marks pair in order, a short quotation too: in 'refusing "/", which meant "silently..."' the "/" is one
+        # quotation and ', which meant ' none
+        for m in re.finditer(rf"{re.escape(opening)}([^{re.escape(opening + closing)}\n]*){re.escape(closing)}",
                              scan.masked):
+            if not 2 <= len(m.group(1)) <= 400:
+                continue
             quoted = words(m.group(1))
             cjk = sum(1 for w in quoted if re.match(r"[\u3400-\u9fff]", w))
             # “分解时间”, a term of 4 or 5 Chinese characters alone, is no quotation; a sentence or a mix still is
@@ -562,12 +632,15 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     cleaned = _clean(text)
     scan = _Scan(cleaned, cleaned, [])
     _scan_urls(scan)
+    if source:  # limit_to_10_MiB.patch: a source's snake_case file name says "limit to 10 MiB"
+        scan.masked = re.sub(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])", " ", scan.masked)
     _scan_dates(scan)
     _scan_money(scan)
     _scan_ranges(scan)
     _scan_percent(scan)
-    _scan_quotes(scan)
-    _scan_versions(scan)
+    _scan_quotes(scan)  # a quotation is matched whole, with the identifiers and numbers inside it
+    _scan_identifiers(scan)
+    _scan_versions(scan, source)
     _scan_numbers(scan, number_words=source)
     _scan_zh_names(scan)
     _scan_names(scan)

@@ -412,3 +412,63 @@ def test_an_acronym_is_found_in_the_other_number_or_with_a_clitic(article: str, 
 
 def test_another_acronym_is_not_found_by_its_plural() -> None:
     assert not supported("The batch covered DSAs in CMS code.", "* CVE-2025-15467 (stack buffer overflow in CMS)")
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("It fixed a regression from the CVE-2023-27534 fix.", "* debian/patches/fix-CVE-2023-27534-regression-{1,2}.patch"),
+    ("It addressed CVE-2024-32020 and CVE-2023-32021.", "Fixes CVE-2024-32020, CVE-2023-32021 (closes: #1071160)."),
+    ("Its notice spans 1999-2016 and 2018-2020.", "Copyright 1996, 1999-2016, 2018-2020 Free Software Foundation"),
+    ("Starting with 2.26-1 it needs a 3.2 kernel.", "Starting with version 2.26-1, the glibc requires a 3.2 kernel."),
+    ("It cites release notes 2.39.3 and 2.39.4.", "new upstream point release (see RelNotes/2.39.3.txt, RelNotes/2.39.4.txt)"),
+    ("It differs on 32- and 64-bit systems.", "Normalize it as it differs on 32/64-bit systems"),
+    ("HTTP API 请求体的默认上限降为 10 MiB。", "- Reduce_default_HTTP_API_request_body_size_limit_to_10_MiB.patch"),
+    ("大于 2048 位的模长同样如此。", "in addition to any modulus sizes larger than 2048 bits"),
+])
+def test_identifiers_range_ends_and_a_sources_file_names_are_read(article: str, source: str) -> None:
+    """An advisory's identifier is one fact, a range end before a comma is a number, a source's RelNotes/2.39.3.txt,
+    32/64-bit and limit_to_10_MiB say 2.39.3, 64 and 10 MiB; 位 counts bits as well as people (held-out set)."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("It fixed a regression from the CVE-2023-27535 fix.", "* debian/patches/fix-CVE-2023-27534-regression-{1,2}.patch"),
+    ("Its notice spans 1999-2017.", "Copyright 1996, 1999-2016, 2018-2020 Free Software Foundation"),
+    ("It differs on 32- and 128-bit systems.", "Normalize it as it differs on 32/64-bit systems"),
+    ("HTTP API 请求体的默认上限降为 10 GiB。", "- Reduce_default_HTTP_API_request_body_size_limit_to_10_MiB.patch"),
+    ("共有 2048 名用户。", "in addition to any modulus sizes larger than 2048 bits"),
+])
+def test_those_readings_still_catch_a_changed_fact(article: str, source: str) -> None:
+    """A changed identifier, range end, the other of two numbers, a unit; 位 is not every counter."""
+    assert not supported(article, source)
+
+
+ARCHIVE = ("Jan 03, 2020: libarchive adds mbed TLS support\nJan 20, 2020: tar gains --safe-writes\n"
+           "version 1.10.1 (2022-03-28)\nversion 1.10.0 (2022-02-01)")
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("2020年1月3日，项目加入 mbed TLS 支持；同月20日，tar 新增 --safe-writes 选项。", ARCHIVE),
+    ("1.10.0 版发布于2022年2月1日，1.10.1 则于同年3月28日推出。", ARCHIVE),
+    ("Köthe packaged wget 1.21, an upstream release from New Year's Eve 2020, on 2 January 2021.",
+     "wget (1.21-1) unstable; * new upstream release from 2020-12-31 -- Noël Köthe  Sat, 02 Jan 2021 11:58:25 +0100"),
+])
+def test_a_date_given_relative_to_the_one_before_it_or_as_a_holiday_is_read_whole(article: str, source: str) -> None:
+    """同月20日 after 2020年1月3日 is 2020-01-20, 同年3月28日 after 2022年2月1日 is 2022-03-28, New Year's Eve 2020 is
+    2020-12-31: not the bare numbers 20, 28 and the names 'New Year', 'Eve' (held-out set)."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("2020年1月3日，项目加入 mbed TLS 支持；同月21日，tar 新增 --safe-writes 选项。", ARCHIVE),
+    ("2021年2月1日发布了 1.10.0；1.10.1 则于同年3月28日推出。", ARCHIVE),
+    ("An upstream release from Christmas Eve 2020.", "* new upstream release from 2020-12-31"),
+])
+def test_a_relative_date_or_holiday_that_is_another_day_is_caught(article: str, source: str) -> None:
+    assert not supported(article, source)
+
+
+def test_quotation_marks_pair_in_order_around_a_short_quotation() -> None:
+    """'refusing "/", which meant backups "silently..."': "/" is the first quotation, not ', which meant backups '."""
+    source = 'rrsync: refusing "/" meant that backups silently became full copies instead of hard links'
+    assert supported('It fixes rrsync refusing "/", which meant backups "silently became full copies".', source)
+    assert not supported('It fixes rrsync refusing "/", which meant backups "silently became empty copies".', source)
