@@ -5,7 +5,8 @@
 
 What is a checkable fact (extract_facts), in English and Chinese text:
     url        an http(s) address
-    date       May 1, 2024 / 1 May 2024 / 2024-05-01 / 2024年5月1日 (and month + year: May 2024, 2024年5月)
+    date       May 1, 2024 / 1 May 2024 / 2024-05-01 / 2024年5月1日 (and month + year: May 2024, 2024年5月), a date
+               relative to the one before it (同年3月28日, 同月20日), a fixed-date holiday (New Year's Eve 2020)
     money      $1,200 / €3.5 million / 1,200 dollars / 100元 / 3亿元
     percent    12% / 12 percent / 12 per cent / 百分之十二
     number     a number and its unit if it has one: 1,200 / 1.2 million / 30 seconds / 5 MB / 3次 / 1.2万,
@@ -13,17 +14,19 @@ What is a checkable fact (extract_facts), in English and Chinese text:
     year       a four-digit number from 1800 to 2100 standing alone
     quote      text in quotation marks, at least 3 words (or 4 Chinese characters)
     title      a 《》 title
-    name       a run of capitalised words or identifiers (Jane Smith, Acme Corp, PUBLISH_DOMAIN_WHITELIST),
-               not a lone capitalised word at the start of a sentence, nor sentence-starting function words
+    name       a run of capitalised words or identifiers (Jane Smith, Héctor Orón, PUBLISH_DOMAIN_WHITELIST,
+               CVE-2023-27534), not a lone capitalised word at the start of a sentence, nor sentence-starting
+               function words, nor a lone letter, nor a source tree's document (NEWS, README.Debian)
 
 How a fact is found (never by substring): the sources are read with the same extractor into values -
 numbers as exact decimals (1,200 = 1200, 1.2 million = 1200000, 1.2万 = 12000, three = 3 in a source),
 percentages as values (12% = 12 percent = 百分之十二), dates as ISO dates (May 1, 2024 = 2024-05-01) -
 and a fact is supported when a source holds the same value: a number with a unit needs the same unit
 where the source gives one (30 MB is not 30 seconds), a year is found as a year or in a date, "12" is
-never found inside "2012" (2012 is one number). Quotations, names and titles are matched as whole runs
-of normalised words (NFKC, case-folded, punctuation dropped; Chinese per character): "Smith" is not
-found in "Smithson". What is not checked: a paraphrase that changes the meaning without changing a
+never found inside "2012" (2012 is one number); a release series ("gawk 5.2", "the 252 branch") is found in
+a source's version of it (5.2.1, 252.38) when the sources name the product. Quotations, names and titles
+are matched as whole runs of normalised words (NFKC, case-folded, accents and clitics dropped, punctuation
+dropped; Chinese per character): "Smith" is not found in "Smithson", "Hector Oron" is in "Héctor Orón". What is not checked: a paraphrase that changes the meaning without changing a
 number, a date, a name or a quotation passes; so does a true number put in the wrong place.
 """
 
@@ -44,8 +47,8 @@ class _Evidence:
     text: str
 
 
-def _supports(fact: Fact, evidence: _Evidence) -> str | None:
-    """The passage of ``evidence`` that holds ``fact``, or None."""
+def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
+    """The passage of ``evidence`` that holds ``fact``, or None (``everything``: all the sources' text)."""
     if fact.kind in (FactKind.quote, FactKind.title, FactKind.name):
         for key in (fact.key, fact.short_key, *_acronym_numbers(fact)):
             if key and has_run(evidence.words, key.split()) >= 0:
@@ -58,10 +61,36 @@ def _supports(fact: Fact, evidence: _Evidence) -> str | None:
     for found in evidence.facts:
         if _same_value(fact, found):
             return found.sentence
+    if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
+        return passage
     if fact.kind == FactKind.number and fact.unit is None and re.fullmatch(r"[1-9]\d\d", fact.key):
         # a class of codes the source names: "every 5xx status" holds "503" given as an example of it
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
             return _sentence_around(evidence.text, hit.start())
+    return None
+
+
+def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
+    """The source's version of the series ``fact`` names ("gawk 5.2": 5.2.1; "systemd 252": 252.38), where the
+    product it names is the sources': named anywhere in them for a two-part series (a NEWS file's 5.2.1 with its
+    README naming libgcrypt), right before the version for a bare major number (systemd (252.38), as "added 3
+    options" must not be found in a 3.0.19)."""
+    series = fact.text
+    for found in evidence.facts:
+        written = re.match(r"\d+(?:\.\d+)*", found.text)
+        if found.kind != FactKind.number or found.unit is not None or not written:
+            continue
+        if not written.group().startswith(series + "."):
+            continue
+        product = fact.series
+        if not product:
+            return found.sentence
+        named_before = re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(written.group())}",
+                                 evidence.text, flags=re.I)
+        named = named_before or ("." in series and re.search(  # python in python3.11 too
+            rf"(?<![\w.-]){re.escape(product)}(?:\d|(?![\w-]))", everything, flags=re.I))
+        if named:
+            return found.sentence
     return None
 
 
@@ -138,9 +167,10 @@ def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = N
     evidence = [_Evidence(n, extract_facts(t, source=True), words(t), t) for n, t in sources]
     if brief:
         evidence.append(_Evidence(0, extract_facts(brief, source=True), words(brief), brief))
+    everything = "\n".join(e.text for e in evidence)
     checked = []
     for fact in extract_facts(text):
-        hit = next(((e.number, p) for e in evidence if (p := _supports(fact, e)) is not None), None)
+        hit = next(((e.number, p) for e in evidence if (p := _supports(fact, e, everything)) is not None), None)
         checked.append(CheckedFact(fact, hit is not None, hit[0] if hit else None, hit[1] if hit else None))
     return FactReport(tuple(checked))
 

@@ -164,8 +164,27 @@ class _Scan:
     def take(self, match: re.Match[str], kind: FactKind, key: str, unit: str | None = None, group: int = 0) -> None:
         start, end = match.span(group)
         approx = kind in (FactKind.number, FactKind.money, FactKind.percent) and _hedged(self.masked, start, end)
+        series = _series(self.text, start, end) if kind == FactKind.number and unit is None else None
         self.masked = self.masked[:start] + " " * (end - start) + self.masked[end:]
-        self.facts.append(Fact(kind, match.group(group).strip(), key, _sentence(self.text, start), unit, approx))
+        self.facts.append(Fact(kind, match.group(group).strip(), key, _sentence(self.text, start), unit, approx,
+                               series=series))
+
+
+_SERIES_WORD_BEFORE = re.compile(r"\b(?:versions?|releases?|branch|series)(?:\s+of)?\s+$", re.I)
+_SERIES_WORD_AFTER = re.compile(r"\s*(?:branch|series|line|releases?|分支|系列)", re.I)
+_PRODUCT_BEFORE = re.compile(r"(?<![\w.-])([A-Za-z][\w+-]*)[ \t]+$")
+
+
+def _series(text: str, start: int, end: int) -> str | None:
+    """Whether a bare number names a release series: "gawk 5.2", "OpenSSL 3.0" (the product before it), "the 252
+    branch", "releases of 252" (a version word) - and so is found in a source's 5.2.1 or 252.38."""
+    if not re.fullmatch(r"\d+(?:\.\d+)?", text[start:end]):
+        return None
+    before = text[max(0, start - 40):start]
+    if _SERIES_WORD_BEFORE.search(before) or _SERIES_WORD_AFTER.match(text, end):
+        return ""
+    product = _PRODUCT_BEFORE.search(before)
+    return product.group(1).lower() if product and product.group(1).lower() not in STARTERS else None
 
 
 def _hedged(text: str, start: int, end: int) -> bool:

@@ -472,3 +472,32 @@ def test_quotation_marks_pair_in_order_around_a_short_quotation() -> None:
     source = 'rrsync: refusing "/" meant that backups silently became full copies instead of hard links'
     assert supported('It fixes rrsync refusing "/", which meant backups "silently became full copies".', source)
     assert not supported('It fixes rrsync refusing "/", which meant backups "silently became empty copies".', source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("gawk 5.2 puts MPFR mode on parole.", "Changes from 5.2.0 to 5.2.1: MPFR mode in gawk is on parole."),
+    ("Python 3.11 security updates keep coming.", "python3.11 (3.11.2-6+deb12u6) bookworm; urgency=medium"),
+    ("systemd 252 keeps rolling: it stayed on the 252 branch.", "systemd (252.38-1~deb12u1) bookworm-security"),
+    ("GLib 2.74 分支发布了几个维护版本。", "Overview of changes in GLib 2.74.6"),
+])
+def test_a_release_series_is_found_in_a_sources_version_of_it(article: str, source: str) -> None:
+    """'gawk 5.2' names the series of the source's 5.2.0 and 5.2.1 (held-out set: 7 articles named a series)."""
+    assert supported(article, source)
+
+
+def test_a_series_product_may_be_named_by_another_source() -> None:
+    """A NEWS file gives 1.10.1 and the README beside it names Libgcrypt."""
+    sources = [(1, "Noteworthy changes in version 1.10.1 (2022-03-28): Argon2."), (2, "Library: Libgcrypt")]
+    assert check_facts("Libgcrypt 1.10 adds Argon2.", sources).passed
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("gawk 5.3 puts MPFR mode on parole.", "Changes from 5.2.0 to 5.2.1: MPFR mode in gawk is on parole."),
+    ("Python 3.1 security updates keep coming.", "python3.11 (3.11.2-6+deb12u6) bookworm; urgency=medium"),
+    ("systemd 253 keeps rolling.", "systemd (252.38-1~deb12u1) bookworm-security"),
+    ("OpenSSL 3.0 is packaged.", "gnutls (3.0.19-1~deb12u2) bookworm-security"),
+    ("The upload added 3 options.", "openssl (3.0.19-1~deb12u2) bookworm-security; added options"),
+])
+def test_another_series_or_a_count_is_not_found_in_a_version(article: str, source: str) -> None:
+    """A series the source has no version of, a product it does not name, a count beside a version's first part."""
+    assert not supported(article, source)
