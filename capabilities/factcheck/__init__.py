@@ -7,6 +7,7 @@ What is a checkable fact (extract_facts), in English and Chinese text:
     url        an http(s) address
     date       May 1, 2024 / 1 May 2024 / 2024-05-01 / 2024年5月1日 (and month + year: May 2024, 2024年5月), a date
                relative to the one before it (同年3月28日, 同月20日), a fixed-date holiday (New Year's Eve 2020)
+    time       22:14:33 / 3 p.m. / 下午3点半 (a part of the day or minutes needed), as 24-hour times
     money      $1,200 / €3.5 million / 1,200 dollars / 100元 / 3亿元
     percent    12% / 12 percent / 12 per cent / 百分之十二
     number     a number and its unit if it has one: 1,200 / 1.2 million / 30 seconds / 5 MB / 3次 / 1.2万,
@@ -123,6 +124,8 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         if re.fullmatch(r"\d\d(?:-\d\d)?", fact.key):  # a month and day without a year (May 1): any year's
             return found.key[5:] == fact.key if len(fact.key) == 5 else found.key[5:7] == fact.key
         return found.key == fact.key or (len(fact.key) == 7 and found.key[:7] == fact.key)
+    if fact.kind == FactKind.time and found.kind == FactKind.time:  # 22:14 is in 22:14:33
+        return found.key == fact.key or found.key.startswith(fact.key + ":")
     if fact.kind in (FactKind.money, FactKind.percent) and found.kind == fact.kind:
         currency, _, value = fact.key.rpartition(":")
         other_currency, _, other = found.key.rpartition(":")

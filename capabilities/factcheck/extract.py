@@ -334,6 +334,41 @@ _PARTIAL_DATES = (
 )
 
 
+# a time of day is one fact, not numbers: 22:14:33 holds no 33, and 中午12点 is 12:00
+# (an ISO timestamp's time too, 2006-08-14T02:34:56-06:00, its zone read with it; a zone alone, -06:00, is none)
+_CLOCK = re.compile(r"(?<![\d:.+-])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d+)?)?(?:(?<=T..:..:..)(?:Z|[+-]\d\d:?\d\d))?"
+                    r"(?![\d:]|\.\d)(?:\s*([ap])\.?m\b\.?)?", re.I)
+_EN_HOUR = re.compile(r"(?<![\d:.])(1[0-2]|0?[1-9])\s*([ap])\.?m\b\.?", re.I)
+# a Chinese hour needs a part of the day or minutes: 三点 alone may be three points
+_ZH_CLOCK = re.compile(rf"(凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(\d{{1,2}}|{_ZH_NUM})点(?:(\d{{1,2}}|{_ZH_NUM})分|(半)|整)?")
+_AFTERNOON = ("下午", "傍晚", "晚上", "夜里", "p", "P")
+
+
+def _scan_times(scan: _Scan) -> None:
+    """22:14:33, 3 p.m., 下午3点半 as 24-hour times (15:30); found in a source's time to the minute."""
+    for m in _CLOCK.finditer(scan.masked):
+        _take_time(scan, m, int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
+    for m in _EN_HOUR.finditer(scan.masked):
+        _take_time(scan, m, int(m.group(1)), 0, None, m.group(2))
+    for m in _ZH_CLOCK.finditer(scan.masked):
+        if not (m.group(1) or m.group(3) or m.group(4)):
+            continue
+        hour, minute = _int(m.group(2)), _int(m.group(3)) if m.group(3) else (30 if m.group(4) else 0)
+        if hour is not None and minute is not None:
+            _take_time(scan, m, hour, minute, None, "p" if m.group(1) in _AFTERNOON else None,
+                       noon=m.group(1) == "中午")
+
+
+def _take_time(scan: _Scan, m: re.Match[str], hour: int, minute: int, second: str | None, half: str | None,
+               noon: bool = False) -> None:
+    if half and half in _AFTERNOON and hour < 12 or noon and hour < 6:
+        hour += 12  # 3 p.m., 下午3点, 中午1点
+    elif half and half.lower() == "a" and hour == 12:
+        hour = 0  # 12 a.m.
+    if hour <= 23 and minute <= 59:
+        scan.take(m, FactKind.time, f"{hour:02d}:{minute:02d}" + (f":{second}" if second else ""))
+
+
 def _int(text: str) -> int | None:
     if text.isdigit():
         return int(text)
@@ -653,6 +688,7 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     _scan_urls(scan)
     if source:  # limit_to_10_MiB.patch: a source's snake_case file name says "limit to 10 MiB"
         scan.masked = re.sub(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])", " ", scan.masked)
+    _scan_times(scan)
     _scan_dates(scan)
     _scan_money(scan)
     _scan_ranges(scan)

@@ -9,6 +9,7 @@ from enum import StrEnum
 class FactKind(StrEnum):
     url = "url"
     date = "date"
+    time = "time"
     money = "money"
     percent = "percent"
     number = "number"

