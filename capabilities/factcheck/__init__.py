@@ -54,6 +54,8 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         for key in (fact.key, fact.short_key, *_acronym_numbers(fact)):
             if key and has_run(evidence.words, key.split()) >= 0:
                 return _passage_of_words(evidence, key)
+        if fact.opening and (passage := _ordinary_opening(fact, evidence)):
+            return passage
         if fact.kind == FactKind.name and " " not in fact.key and fact.key.isalpha():
             # SQLite is named in sqlite3, Python in python3: a name and a version digit glued to it
             if hit := re.search(rf"(?<![\w.]){re.escape(fact.key)}\d(?!\w)", evidence.text.casefold()):
@@ -69,6 +71,17 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
             return _sentence_around(evidence.text, hit.start())
     return None
+
+
+def _ordinary_opening(fact: Fact, evidence: _Evidence) -> str | None:
+    """A name whose first word is capitalised only because it opens the sentence ("Upstream GnuPG now defaults",
+    "Maintainers note that"), when the source writes that word in lower case: the rest of the run is the name."""
+    first, _, rest = fact.key.partition(" ")
+    if not re.search(rf"(?<![\w'’-]){re.escape(first)}(?![\w'’-])", evidence.text):  # case-sensitive: in lower case
+        return None
+    if not rest:
+        return _passage_of_words(evidence, first)
+    return _passage_of_words(evidence, rest) if has_run(evidence.words, rest.split()) >= 0 else None
 
 
 def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:

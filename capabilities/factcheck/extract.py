@@ -548,8 +548,10 @@ def _scan_names(scan: _Scan) -> None:
                 start, end = run[0].start(), run[-1].end()
                 text = scan.text[start:end]
                 scan.masked = scan.masked[:start] + " " * (end - start) + scan.masked[end:]
+                first = run[0].group()
+                opening = _sentence_start(scan.masked, start) and first[0].isupper() and first[1:].islower()
                 scan.facts.append(Fact(FactKind.name, re.sub(r"['’]s$", "", text), " ".join(words(" ".join(tokens))),
-                                       _sentence(scan.text, start)))
+                                       _sentence(scan.text, start), opening=opening))
         run.clear()
 
     previous_end = None

@@ -31,6 +31,9 @@ class Fact:
     # a release series ("gawk 5.2", "the 252 branch"): the product word before it ("gawk"), or "" when a version word
     # marks it; found in a source's version of that series (5.2.1, 252.38)
     series: str | None = None
+    # a name opening a sentence with a word capitalised only there ("Upstream GnuPG", "Maintainers note"): that word
+    # may be an ordinary one, which a source writes in lower case
+    opening: bool = False
 
 
 @dataclass(frozen=True)

@@ -522,3 +522,14 @@ def test_a_time_of_day_is_one_fact_in_any_format(article: str, source: str) -> N
 def test_another_time_or_a_number_inside_a_time_is_not_found(article: str, source: str) -> None:
     """A changed time is caught, and a timestamp's 33 seconds back no '33-bit'."""
     assert not supported(article, source)
+
+
+@pytest.mark.parametrize("article", ["It shipped. Packagers said it is safer.", "It shipped. Upstream GnuPG now defaults to it."])
+def test_a_word_capitalised_only_by_opening_a_sentence_is_found_in_lower_case(article: str) -> None:
+    """'Packagers said', 'Upstream GnuPG': the first word is an ordinary word the source writes in lower case."""
+    assert supported(article, "The packagers said it is safer. Upstream GnuPG now defaults to it.")
+
+
+@pytest.mark.parametrize("article", ["It shipped. Packer said it is safer.", "It shipped. Upstream GnuTLS now defaults to it."])
+def test_an_invented_name_opening_a_sentence_is_still_caught(article: str) -> None:
+    assert not supported(article, "The packagers said it is safer. Upstream GnuPG now defaults to it.")
