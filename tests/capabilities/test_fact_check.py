@@ -524,12 +524,16 @@ def test_another_time_or_a_number_inside_a_time_is_not_found(article: str, sourc
     assert not supported(article, source)
 
 
+OPENING_SOURCE = "The packagers said it is safer, and GnuPG upstream now defaults to it."
+
+
 @pytest.mark.parametrize("article", ["It shipped. Packagers said it is safer.", "It shipped. Upstream GnuPG now defaults to it."])
 def test_a_word_capitalised_only_by_opening_a_sentence_is_found_in_lower_case(article: str) -> None:
-    """'Packagers said', 'Upstream GnuPG': the first word is an ordinary word the source writes in lower case."""
-    assert supported(article, "The packagers said it is safer, and upstream GnuPG now defaults to it.")
+    """'Upstream GnuPG' where the source has 'GnuPG upstream': the first word is an ordinary word the source writes in
+    lower case, the name is the rest of the run."""
+    assert supported(article, OPENING_SOURCE)
 
 
 @pytest.mark.parametrize("article", ["It shipped. Packer said it is safer.", "It shipped. Upstream GnuTLS now defaults to it."])
 def test_an_invented_name_opening_a_sentence_is_still_caught(article: str) -> None:
-    assert not supported(article, "The packagers said it is safer, and upstream GnuPG now defaults to it.")
+    assert not supported(article, OPENING_SOURCE)
