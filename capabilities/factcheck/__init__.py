@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from capabilities.factcheck.extract import extract_facts, has_run, words, zh_number
+from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts, has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
 
 @dataclass(frozen=True)
@@ -50,6 +50,8 @@ class _Evidence:
 
 def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
     """The passage of ``evidence`` that holds ``fact``, or None (``everything``: all the sources' text)."""
+    if fact.kind == FactKind.quote and QUOTE_PARTS in fact.key:
+        return _elided_quote(fact.key.split(QUOTE_PARTS), evidence)
     if fact.kind in (FactKind.quote, FactKind.title, FactKind.name):
         for key in (fact.key, fact.short_key, *_acronym_numbers(fact)):
             if key and has_run(evidence.words, key.split()) >= 0:
@@ -71,6 +73,23 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
             return _sentence_around(evidence.text, hit.start())
     return None
+
+
+def _elided_quote(parts: list[str], evidence: _Evidence) -> str | None:
+    """A quotation cut short or with the writer's words in brackets: each part a whole run of the source, in order.
+    A lone word could be anywhere, so it must run on into the part beside it ("We [the city] will not...")."""
+    runs: list[list[str]] = []
+    for part in parts:
+        if runs and (len(part.split()) == 1 or len(runs[-1]) == 1):
+            runs[-1] += part.split()
+        else:
+            runs.append(part.split())
+    at = 0
+    for needle in runs:
+        if (found := has_run(evidence.words[at:], needle)) < 0:
+            return None
+        at += found + len(needle)
+    return _passage_of_words(evidence, " ".join(runs[0]))
 
 
 def _ordinary_opening(fact: Fact, evidence: _Evidence) -> str | None:

@@ -506,6 +506,17 @@ def _counts_the_list_after(text: str, at: int, value: Decimal) -> bool:
     return len(items) == value
 
 
+# a quotation cut short ("we will ... go back", "it […] was fixed") or with the writer's words in brackets ("it [the
+# bug] was fixed"): each part must be in the source, in that order
+_ELISION = re.compile(r"\s*(?:\.\.\.|…|\[[^\]]*\])\s*")
+QUOTE_PARTS = " | "  # between the parts of a key; never a word
+
+
+def _quote_key(quoted: str) -> str:
+    parts = [" ".join(words(part)) for part in _ELISION.split(quoted)]
+    return QUOTE_PARTS.join(part for part in parts if part)
+
+
 def _scan_quotes(scan: _Scan) -> None:
     for opening, closing in QUOTES:
         # marks pair in order, a short quotation too: in 'refusing "/", which meant "silently..."' the "/" is one
@@ -519,7 +530,7 @@ def _scan_quotes(scan: _Scan) -> None:
             # “分解时间”, a term of 4 or 5 Chinese characters alone, is no quotation; a sentence or a mix still is
             term = cjk == len(quoted) and cjk < 6 and not re.search(r"[，。！？；、,.!?;]", m.group(1))
             if len(quoted) - cjk >= 3 or (cjk >= 4 and not term):
-                scan.take(m, FactKind.quote, " ".join(quoted), group=1)
+                scan.take(m, FactKind.quote, _quote_key(m.group(1)), group=1)
     for m in re.finditer(r"《([^《》\n]{1,100})》", scan.masked):
         scan.take(m, FactKind.title, " ".join(words(m.group(1))), group=1)
 

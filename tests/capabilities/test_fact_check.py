@@ -537,3 +537,22 @@ def test_a_word_capitalised_only_by_opening_a_sentence_is_found_in_lower_case(ar
 @pytest.mark.parametrize("article", ["It shipped. Packer said it is safer.", "It shipped. Upstream GnuTLS now defaults to it."])
 def test_an_invented_name_opening_a_sentence_is_still_caught(article: str) -> None:
     assert not supported(article, OPENING_SOURCE)
+
+
+QUOTED = '"We will not go back to gas, whatever the price," said Marie Dupont.'
+
+
+@pytest.mark.parametrize("article", ['She said: "We will not go back ... whatever the price."',
+                                     'She said: "We will not go back […] whatever the price."',
+                                     'She said: "We [the city] will not go back to gas."'])
+def test_a_quotation_cut_short_or_with_the_writers_words_in_brackets_is_found_in_parts(article: str) -> None:
+    """A journalist's elision and bracketed insertion: each part is the source's, in its order."""
+    assert supported(article, QUOTED)
+
+
+@pytest.mark.parametrize("article", ['She said: "We will go back ... whatever the price."',
+                                     'She said: "whatever the price ... we will not go back."',
+                                     'She said: "We will not go back ... price."',
+                                     'She said: "We [the city] will go back to gas."'])
+def test_an_elided_quotation_that_changes_a_part_or_its_order_is_caught(article: str) -> None:
+    assert not supported(article, QUOTED)
