@@ -58,6 +58,8 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
                 return _passage_of_words(evidence, key)
         if fact.opening and (passage := _ordinary_opening(fact, evidence)):
             return passage
+        if fact.kind == FactKind.name and (passage := _fuller_name(fact.key.split(), evidence)):
+            return passage
         if fact.kind == FactKind.name and " " not in fact.key and fact.key.isalpha():
             # SQLite is named in sqlite3, Python in python3: a name and a version digit glued to it
             if hit := re.search(rf"(?<![\w.]){re.escape(fact.key)}\d(?!\w)", evidence.text.casefold()):
@@ -90,6 +92,20 @@ def _elided_quote(parts: list[str], evidence: _Evidence) -> str | None:
             return None
         at += found + len(needle)
     return _passage_of_words(evidence, " ".join(runs[0]))
+
+
+def _fuller_name(name: list[str], evidence: _Evidence) -> str | None:
+    """A name given without its middle names ("Carlos Melara" for the source's Carlos Henrique Lima Melara): a name
+    of the source with the same first and last word and the others among its own, in order."""
+    if len(name) < 2:
+        return None
+    for found in evidence.facts:
+        full = found.key.split()
+        if found.kind == FactKind.name and len(full) > len(name) and full[0] == name[0] and full[-1] == name[-1]:
+            rest = iter(full[1:-1])
+            if all(word in rest for word in name[1:-1]):  # a subsequence: each found after the one before
+                return found.sentence
+    return None
 
 
 def _ordinary_opening(fact: Fact, evidence: _Evidence) -> str | None:

@@ -556,3 +556,18 @@ def test_a_quotation_cut_short_or_with_the_writers_words_in_brackets_is_found_in
                                      'She said: "We [the city] will go back to gas."'])
 def test_an_elided_quotation_that_changes_a_part_or_its_order_is_caught(article: str) -> None:
     assert not supported(article, QUOTED)
+
+
+SIGNED = "* add patches from upstream. -- Carlos Henrique Lima Melara <charles@debian.org>  Mon, 16 Jun 2025 10:00:00 +0200"
+
+
+@pytest.mark.parametrize("article", ["Carlos Melara added the patches.", "Carlos Lima Melara added the patches."])
+def test_a_name_without_its_middle_names_is_found_in_the_full_one(article: str) -> None:
+    """A journalist drops middle names: Carlos Melara is the source's Carlos Henrique Lima Melara."""
+    assert supported(article, SIGNED)
+
+
+@pytest.mark.parametrize("article", ["Samuel Melara added the patches.", "Carlos Silva Melara added the patches.",
+                                     "Lima Carlos Melara added the patches."])
+def test_a_name_with_another_first_or_middle_name_is_caught(article: str) -> None:
+    assert not supported(article, SIGNED)
