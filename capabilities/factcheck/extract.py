@@ -57,6 +57,9 @@ UNITS = {
 }
 ZH_COUNTED = ("条", "台", "块", "件", "名", "位", "人", "次", "家", "座", "辆", "天", "年", "个月", "周", "小时", "分钟",
               "秒", "本", "册", "张", "项", "遍", "个字符", "个字节", "字符", "字节", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
+# what 个 counts when it counts the article's own parts (三个方面, 两个原因): structure, like "three reasons"
+ZH_PARTS = "|".join("""方面 原因 问题 步骤 部分 阶段 特点 要点 建议 层面 角度 因素 环节 维度 重点 目标 方向 领域 原则 理由 优点 缺点
+好处 教训 启示 关键 途径 办法 方法 类型 种类 层次 场景 例子 案例 选择 结论 想法 观点 主题 章节 小节""".split())
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 MONEY_SUFFIXES = {"k": 1000, "m": 10**6, "bn": 10**9, "b": 10**9}
 CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny", "￥": "cny"}
@@ -483,7 +486,7 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
             scan.take(m, FactKind.number, _key(value), UNITS.get(m.group(2) or ""))
     if not number_words:  # an article: a lone 二..九 is a number only with a counter (两条, 三台; not 三个方面, 第三)
         counters = "|".join(sorted((re.escape(u) for u in ZH_COUNTED), key=len, reverse=True))
-        for m in re.finditer(rf"(?<![第{_ZH_DIGITS}])([二两三四五六七八九])({counters})", scan.masked):
+        for m in re.finditer(rf"(?<![第{_ZH_DIGITS}])([二两三四五六七八九])({counters}|个(?!\s*(?:{ZH_PARTS})))", scan.masked):
             scan.take(m, FactKind.number, _key(zh_number(m.group(1)) or Decimal(0)), UNITS.get(m.group(2)))
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
         value = words_value(m.group(1))
