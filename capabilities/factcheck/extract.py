@@ -486,8 +486,11 @@ def _scan_numbers(scan: _Scan, number_words: bool) -> None:
             scan.take(m, FactKind.number, _key(value), UNITS.get(m.group(2) or ""))
     if not number_words:  # an article: a lone 二..九 is a number only with a counter (两条, 三台; not 三个方面, 第三)
         counters = "|".join(sorted((re.escape(u) for u in ZH_COUNTED), key=len, reverse=True))
-        for m in re.finditer(rf"(?<![第{_ZH_DIGITS}])([二两三四五六七八九])({counters}|个(?!\s*(?:{ZH_PARTS})))", scan.masked):
-            scan.take(m, FactKind.number, _key(zh_number(m.group(1)) or Decimal(0)), UNITS.get(m.group(2)))
+        # 个, the counter of anything, only from three on: 两个 is as common as "two", which is not checked either
+        for m in re.finditer(rf"(?<![第{_ZH_DIGITS}])(?:([二两三四五六七八九])({counters})|([三四五六七八九])(个)(?!\s*(?:{ZH_PARTS})))",
+                             scan.masked):
+            digit, counter = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            scan.take(m, FactKind.number, _key(zh_number(digit) or Decimal(0)), UNITS.get(counter))
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
         value = words_value(m.group(1))
         compound = len(re.findall(r"[a-z]+", m.group(1).lower())) > 1

@@ -579,4 +579,4 @@ def test_a_chinese_count_with_ge_is_checked_unless_it_counts_the_articles_parts(
     source = "Now the five test_compress_* tests should no longer fail."
     assert supported("现在五个 test_compress_* 测试不会再失败。", source)
     assert not supported("现在七个 test_compress_* 测试不会再失败。", source)
-    assert [f.text for f in extract_facts("这有三个方面，也有两个原因。")] == []
+    assert [f.text for f in extract_facts("这有三个方面，也有两个原因，两个版本。")] == []
