@@ -580,3 +580,13 @@ def test_a_chinese_count_with_ge_is_checked_unless_it_counts_the_articles_parts(
     assert supported("现在五个 test_compress_* 测试不会再失败。", source)
     assert not supported("现在七个 test_compress_* 测试不会再失败。", source)
     assert [f.text for f in extract_facts("这有三个方面，也有两个原因，两个版本。")] == []
+
+
+def test_the_eighth_tuning_set_the_held_out_set_of_2026_12_06_has_no_false_alarm() -> None:
+    """Tuned on since it was measured held out (37/60 false alarms then, docs/fact-check.md); what it still misses is
+    an opening name without a verb of saying, a mislabelled fabrication, a unit the source leaves out, a moved number."""
+    from pathlib import Path
+
+    score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "heldout-2026-12-06.jsonl")
+    assert sum(score.honest.values()) == 60 and not score.alarms, score.alarms
+    assert len(score.misses) <= 4, score.misses
