@@ -37,7 +37,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts, has_run, words, zh_number
+from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
+from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
 
 @dataclass(frozen=True)
