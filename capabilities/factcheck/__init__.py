@@ -173,8 +173,8 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         if re.fullmatch(r"\d\d(?:-\d\d)?", fact.key):  # a month and day without a year (May 1): any year's
             return found.key[5:] == fact.key if len(fact.key) == 5 else found.key[5:7] == fact.key
         return found.key == fact.key or (len(fact.key) == 7 and found.key[:7] == fact.key)
-    if fact.kind == FactKind.time and found.kind == FactKind.time:  # 22:14 is in 22:14:33
-        return found.key == fact.key or found.key.startswith(fact.key + ":")
+    if fact.kind == FactKind.time and found.kind == FactKind.time:  # 22:14 is in 22:14:33; 03:00|15:00 either
+        return any(found.key == key or found.key.startswith(key + ":") for key in fact.key.split("|"))
     if fact.kind in (FactKind.money, FactKind.percent) and found.kind == fact.kind:
         currency, _, value = fact.key.rpartition(":")
         other_currency, _, other = found.key.rpartition(":")
@@ -183,8 +183,10 @@ def _same_value(fact: Fact, found: Fact) -> bool:
 
 
 def _same_unit(unit: str, other: str) -> bool:
-    """The same unit; a word of two senses ("person|bit": 位 counts people and bits) agrees with either."""
-    return unit == other or bool(set(unit.split("|")) & set(other.split("|")))
+    """The same unit (and period, "person/year"); a word of two senses ("person|bit": 位 counts people and bits)
+    agrees with either."""
+    (senses, _, period), (other_senses, _, other_period) = unit.partition("/"), other.partition("/")
+    return unit == other or (period == other_period and bool(set(senses.split("|")) & set(other_senses.split("|"))))
 
 
 def _same_number(fact: Fact, found: Fact, value: str | None = None, other: str | None = None) -> bool:

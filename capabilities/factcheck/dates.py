@@ -90,32 +90,43 @@ _PARTIAL_DATES = (
 # (an ISO timestamp's time too, 2006-08-14T02:34:56-06:00, its zone read with it; a zone alone, -06:00, is none)
 _CLOCK = re.compile(r"(?<![\d:.+-])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d+)?)?(?:(?<=T..:..:..)(?:Z|[+-]\d\d:?\d\d))?"
                     r"(?![\d:]|\.\d)(?:\s*([ap])\.?m\b\.?)?", re.I)
-_EN_HOUR = re.compile(r"(?<![\d:.])(1[0-2]|0?[1-9])\s*([ap])\.?m\b\.?", re.I)
+_EN_HOUR = re.compile(r"(?<![\d:.])(1[0-2]|0?[1-9])(?:\s*([ap])\.?m\b\.?|\s*o['’]clock\b|\s+(noon)\b)", re.I)
+# in a source, the hour in words too ("a new file each day at noon"); in an article a bare "noon" is not checked
+_NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 # a Chinese hour needs a part of the day or minutes: 三点 alone may be three points
 _ZH_CLOCK = re.compile(rf"(凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(\d{{1,2}}|{ZH_NUM})点(?:(\d{{1,2}}|{ZH_NUM})分|(半)|整)?")
 _AFTERNOON = ("下午", "傍晚", "晚上", "夜里", "p", "P")
 
 
-def scan_times(scan: Scan) -> None:
+def scan_times(scan: Scan, source: bool) -> None:
     """22:14:33, 3 p.m., 下午3点半 as 24-hour times (15:30); found in a source's time to the minute."""
     for m in _CLOCK.finditer(scan.masked):
         _take_time(scan, m, int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
     for m in _EN_HOUR.finditer(scan.masked):
-        _take_time(scan, m, int(m.group(1)), 0, None, m.group(2))
+        _take_time(scan, m, int(m.group(1)), 0, None, m.group(2), noon=bool(m.group(3)),
+                   either_half=not (m.group(2) or m.group(3)))  # 3 o'clock
     for m in _ZH_CLOCK.finditer(scan.masked):
         if not (m.group(1) or m.group(3) or m.group(4)):
             continue
         hour, minute = as_int(m.group(2)), as_int(m.group(3)) if m.group(3) else (30 if m.group(4) else 0)
         if hour is not None and minute is not None:
             _take_time(scan, m, hour, minute, None, "p" if m.group(1) in _AFTERNOON else None,
-                       noon=m.group(1) == "中午")
+                       noon=m.group(1) == "中午", either_half=not m.group(1))  # 3点20分
+    for m in _NOON.finditer(scan.masked) if source else ():
+        _take_time(scan, m, 0 if m.group(1).lower() == "midnight" else 12, 0, None, None)
 
 
 def _take_time(scan: Scan, m: re.Match[str], hour: int, minute: int, second: str | None, half: str | None,
-               noon: bool = False) -> None:
+               noon: bool = False, either_half: bool = False) -> None:
+    """A time's key: 15:30, 22:14:33; an hour that does not say which half of the day ("3 o'clock", 3点20分) is
+    either (03:00|15:00)."""
     if half and half in _AFTERNOON and hour < 12 or noon and hour < 6:
         hour += 12  # 3 p.m., 下午3点, 中午1点
     elif half and half.lower() == "a" and hour == 12:
         hour = 0  # 12 a.m.
-    if hour <= 23 and minute <= 59:
-        scan.take(m, FactKind.time, f"{hour:02d}:{minute:02d}" + (f":{second}" if second else ""))
+    if hour > 23 or minute > 59:
+        return
+    key = f"{hour:02d}:{minute:02d}" + (f":{second}" if second else "")
+    if either_half and 1 <= hour < 12:
+        key += f"|{hour + 12:02d}:{minute:02d}"
+    scan.take(m, FactKind.time, key)

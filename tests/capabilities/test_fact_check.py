@@ -590,3 +590,25 @@ def test_the_eighth_tuning_set_the_held_out_set_of_2026_12_06_has_no_false_alarm
     score = evaluate(Path(__file__).resolve().parent.parent / "data" / "facts" / "heldout-2026-12-06.jsonl")
     assert sum(score.honest.values()) == 60 and not score.alarms, score.alarms
     assert len(score.misses) <= 4, score.misses
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("A new file starts at 12:00.", "A new file is created each day at noon."),
+    ("A new file starts at 12 noon.", 'logger.add("file.log", rotation="12:00")'),
+    ("A new file starts at 3 o'clock.", 'logger.add("file.log", rotation="15:00")'),
+    ("任务在3点20分开始。", "The job starts at 15:20:00."),
+])
+def test_a_time_in_words_or_without_its_half_of_the_day_is_found(article: str, source: str) -> None:
+    """A source's noon is 12:00; "3 o'clock" and 3点20分 do not say which half of the day, so either is found."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("A new file starts at 13:00.", "A new file is created each day at noon."),
+    ("A new file starts at 4 o'clock.", 'logger.add("file.log", rotation="15:00")'),
+    ("任务在下午3点20分开始。", "The job starts at 03:20:00."),
+    ("每月招收5位学生。", "每年招收5人。"),
+])
+def test_another_hour_half_of_the_day_or_period_is_caught(article: str, source: str) -> None:
+    """A changed hour, an afternoon for a night, and 位 (a person or a bit) still keeps a rate's period."""
+    assert not supported(article, source)
