@@ -171,7 +171,8 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         return fact.unit is None or found.unit is None or _same_unit(fact.unit, found.unit)
     if fact.kind == FactKind.date and found.kind == FactKind.date:
         if re.fullmatch(r"\d\d(?:-\d\d)?", fact.key):  # a month and day without a year (May 1): any year's
-            return found.key[5:] == fact.key if len(fact.key) == 5 else found.key[5:7] == fact.key
+            without_year = found.key[5:] if re.match(r"\d{4}-", found.key) else found.key  # a source's 5月1日 too
+            return without_year == fact.key if len(fact.key) == 5 else without_year[:2] == fact.key
         return found.key == fact.key or (len(fact.key) == 7 and found.key[:7] == fact.key)
     if fact.kind == FactKind.time and found.kind == FactKind.time:  # 22:14 is in 22:14:33; 03:00|15:00 either
         return any(found.key == key or found.key.startswith(key + ":") for key in fact.key.split("|"))

@@ -29,6 +29,13 @@ def scan_dates(scan: Scan) -> None:
     anchors = _scan_date_patterns(scan, _FULL_DATES)
     _scan_zh_relative_dates(scan, anchors)
     _scan_date_patterns(scan, _PARTIAL_DATES)
+    for m in _ZH_MONTH.finditer(scan.masked):
+        if (month := as_int(m.group(1))) is not None and 1 <= month <= 12:
+            scan.take(m, FactKind.date, f"{month:02d}")
+
+
+# a month alone (于8月发布, 三月份), as "in August" is: found in a source's date of that month; not 三个月 (a duration)
+_ZH_MONTH = re.compile(r"(?<![\d年])(\d{1,2}|[一二三四五六七八九十]{1,3})\s*月份?(?!\s*(?:\d|[一二三四五六七八九十]+\s*[日号]))")
 
 
 def _scan_zh_relative_dates(scan: Scan, anchors: list[tuple[int, str]]) -> None:

@@ -154,8 +154,8 @@ def _series(text: str, start: int, end: int) -> str | None:
 
 
 def _hedged(text: str, start: int, end: int) -> bool:
-    """Whether a number is given as a round figure: "about 18,000", "nearly 30%", "约46万", "46万左右"."""
-    return bool(HEDGES.search(text[max(0, start - 24):start])) or text[end:end + 4].lstrip().startswith("左右")
+    """Whether a number is given as a round figure: "about 18,000", "nearly 30%", "约46万", "46万左右", "100多个"."""
+    return bool(HEDGES.search(text[max(0, start - 24):start])) or text[end:end + 4].lstrip().startswith(("左右", "多", "余"))
 
 
 @lru_cache(maxsize=16)

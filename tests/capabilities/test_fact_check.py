@@ -612,3 +612,25 @@ def test_a_time_in_words_or_without_its_half_of_the_day_is_found(article: str, s
 def test_another_hour_half_of_the_day_or_period_is_caught(article: str, source: str) -> None:
     """A changed hour, an afternoon for a night, and 位 (a person or a bit) still keeps a rate's period."""
     assert not supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("它于8月发布。", "released 2022-08-24"),
+    ("它于三月份发布。", "released 2022-03-24"),
+    ("它于5月1日发布。", "它于5月1日发布。"),
+    ("有100多个文件，500余人参与。", "There are 102 files and 510 people."),
+])
+def test_a_chinese_month_alone_and_a_figure_with_duo_or_yu_are_read_as_a_reader_would(article: str, source: str) -> None:
+    """于8月 is the month of a source's date (as "in August" is not a number 8), a source's yearless 5月1日 holds
+    5月1日, and 100多 or 500余 is a hedged figure ("more than 100")."""
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("它于9月发布。", "released 2022-08-24"),
+    ("它于5月2日发布。", "它于5月1日发布。"),
+    ("有500余人参与。", "There were 610 people."),
+    ("持续了四个月。", "It lasted 3 months."),
+])
+def test_another_month_or_a_hedged_figure_too_far_is_caught(article: str, source: str) -> None:
+    assert not supported(article, source)
