@@ -79,6 +79,7 @@ _FULL_DATES = (
     # an ISO date, and the time after its T (2006-08-14T02:34:56-06:00): T02 is no name
     (r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?![\d-])",
      lambda g: (g[0], g[1], g[2])),
+    (r"(?<![\d/])(\d{4})/(\d{1,2})/(\d{1,2})(?![\d/])", lambda g: (g[0], g[1], g[2])),  # 2022/08/24, year first
     (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (g[0], g[1], g[2])),
     (rf"({ZH_NUM})年({ZH_NUM})月({ZH_NUM})[日号]", lambda g: (g[0], g[1], g[2])),
     (rf"\b({MONTH_RE})\s+(?:of\s+)?(\d{{4}})\b", lambda g: (g[1], g[0], None)),

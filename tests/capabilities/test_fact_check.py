@@ -634,3 +634,9 @@ def test_a_chinese_month_alone_and_a_figure_with_duo_or_yu_are_read_as_a_reader_
 ])
 def test_another_month_or_a_hedged_figure_too_far_is_caught(article: str, source: str) -> None:
     assert not supported(article, source)
+
+
+def test_a_year_first_date_with_slashes_is_a_date() -> None:
+    """A source's 2022/08/24 is 2022-08-24 (not the numbers 2022, 8 and 24); another day is caught."""
+    assert supported("It shipped on 24 August 2022.", "2022/08/24: release 1.2")
+    assert not supported("It shipped on 2022-08-25.", "2022/08/24: release 1.2")
