@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
@@ -47,6 +48,16 @@ class _Evidence:
     facts: list[Fact]
     words: list[str]
     text: str
+
+    @cached_property
+    def sentences(self) -> list[tuple[str, list[str]]]:
+        """Each sentence with its words, read once: the passage of every name or quotation found is looked up here."""
+        return [(sentence, words(sentence)) for sentence in re.split(r"(?<=[.!?。！？])\s*|\n", self.text)]
+
+    @cached_property
+    def names(self) -> list[Fact]:
+        """The source's names of two words or more (the full names a shorter one may be found in)."""
+        return [f for f in self.facts if f.kind == FactKind.name and " " in f.key]
 
 
 def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
@@ -100,9 +111,9 @@ def _fuller_name(name: list[str], evidence: _Evidence) -> str | None:
     of the source with the same first and last word and the others among its own, in order."""
     if len(name) < 2:
         return None
-    for found in evidence.facts:
+    for found in evidence.names:
         full = found.key.split()
-        if found.kind == FactKind.name and len(full) > len(name) and full[0] == name[0] and full[-1] == name[-1]:
+        if len(full) > len(name) and full[0] == name[0] and full[-1] == name[-1]:
             rest = iter(full[1:-1])
             if all(word in rest for word in name[1:-1]):  # a subsequence: each found after the one before
                 return found.sentence
@@ -210,9 +221,9 @@ def _same_number(fact: Fact, found: Fact, value: str | None = None, other: str |
 
 
 def _passage_of_words(evidence: _Evidence, key: str) -> str:
-    first = key.split()[0]
-    for sentence in re.split(r"(?<=[.!?。！？])\s*|\n", evidence.text):
-        if has_run(words(sentence), key.split()) >= 0 or (first in words(sentence) and len(key.split()) == 1):
+    needle = key.split()
+    for sentence, sentence_words in evidence.sentences:
+        if has_run(sentence_words, needle) >= 0:
             return " ".join(sentence.split())[:400]
     return " ".join(evidence.text.split())[:400]
 

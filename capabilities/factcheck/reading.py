@@ -71,10 +71,15 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+# the combining marks that accent Latin letters (the Unicode blocks of combining diacritics)
+_ACCENTS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
 def _without_accents(text: str) -> str:
     """Héctor Orón as Hector Oron: an English text often drops the accents its source has."""
-    return unicodedata.normalize("NFC", "".join(ch for ch in unicodedata.normalize("NFD", text)
-                                               if unicodedata.category(ch) != "Mn"))
+    if text.isascii():  # most sentences: nothing to drop, and this is called for each sentence of each source
+        return text
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFD", text)))
 
 
 # a clitic on a word is not part of it: Debian's, the block was XOR'd, it'll
