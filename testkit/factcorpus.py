@@ -8,6 +8,10 @@ percentage, a wrong year, an invented quotation, an invented person or organisat
 written in words changed (thirty-six for twenty-six, 三千五百 for 三千二百), a lone invented name opening a
 sentence ("Berger said ...", "张明说..."). An entry's ``provenance`` says who wrote it and when.
 
+A fabrication is caught when its check flags a fact that the honest article's check did not flag (compared by
+kind, value and unit, as a multiset): a copy that fails only on a false alarm its honest article already had is a
+miss, since the injected fact went through. The looser count, "its check failed", is kept beside it (``failed``).
+
     python -m testkit.factcorpus [CORPUS]     prints the table docs/fact-check.md quotes
 """
 
@@ -19,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from capabilities.factcheck import check_facts
+from capabilities.factcheck import FactReport, check_facts
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "facts" / "corpus.jsonl"
 KINDS = ("changed_number", "invented_percent", "wrong_year", "invented_quote", "invented_name", "wrong_unit",
@@ -34,6 +38,7 @@ class Score:
     false_alarms: Counter[str] = field(default_factory=Counter)
     injected: Counter[tuple[str, str]] = field(default_factory=Counter)
     caught: Counter[tuple[str, str]] = field(default_factory=Counter)
+    failed: Counter[tuple[str, str]] = field(default_factory=Counter)  # the fabricated copy's check failed at all
     misses: list[str] = field(default_factory=list)
     alarms: list[str] = field(default_factory=list)
 
@@ -41,9 +46,15 @@ class Score:
     def pairs(self) -> int:
         return sum(self.honest.values()) + sum(self.injected.values())
 
-    def recall(self, kind: str, lang: str | None = None) -> tuple[int, int]:
+    def recall(self, kind: str, lang: str | None = None, *, loose: bool = False) -> tuple[int, int]:
+        """(caught, injected) for ``kind``; ``loose`` counts a copy whose check failed on anything as caught."""
         keys = [k for k in self.injected if k[0] == kind and (lang is None or k[1] == lang)]
-        return sum(self.caught[k] for k in keys), sum(self.injected[k] for k in keys)
+        counted = self.failed if loose else self.caught
+        return sum(counted[k] for k in keys), sum(self.injected[k] for k in keys)
+
+
+def _flagged(report: FactReport) -> Counter[tuple[str, str, str | None]]:
+    return Counter((f.fact.kind, f.fact.key, f.fact.unit) for f in report.unsupported)
 
 
 def evaluate(path: Path = CORPUS) -> Score:
@@ -53,6 +64,7 @@ def evaluate(path: Path = CORPUS) -> Score:
             continue
         entry = json.loads(line)
         lang, sources = entry["lang"], list(enumerate(entry["sources"], 1))
+        flagged_in_base = _flagged(check_facts(entry["honest"][0], sources))
         for article in entry["honest"]:
             report = check_facts(article, sources)
             score.honest[lang] += 1
@@ -66,24 +78,35 @@ def evaluate(path: Path = CORPUS) -> Score:
             report = check_facts(base.replace(fabrication["from"], fabrication["to"], 1), sources)
             key = (fabrication["kind"], lang)
             score.injected[key] += 1
-            if report.passed:
-                score.misses.append(f"{entry['id']} {fabrication['kind']}: {fabrication['to']!r}")
-            else:
+            if not report.passed:
+                score.failed[key] += 1
+            if _flagged(report) - flagged_in_base:
                 score.caught[key] += 1
+            else:
+                hidden = " (its check failed only on the honest article's false alarm)" if not report.passed else ""
+                score.misses.append(f"{entry['id']} {fabrication['kind']}: {fabrication['to']!r}{hidden}")
     return score
 
 
 def table(score: Score) -> str:
     lines = [f"{score.pairs} pairs: {sum(score.honest.values())} honest, {sum(score.injected.values())} fabricated",
+             "caught: a fact the honest article's check did not flag is flagged (in brackets: the check failed at all)",
              "| kind | en | zh | all |", "|---|---|---|---|"]
     for kind in [k for k in KINDS if score.recall(k)[1]]:
-        cells = [score.recall(kind, lang) for lang in ("en", "zh")] + [score.recall(kind)]
-        lines.append(f"| {kind} | " + " | ".join(f"{c}/{n}" for c, n in cells) + " |")
+        cells = [(score.recall(kind, lang), score.recall(kind, lang, loose=True)) for lang in ("en", "zh")]
+        cells.append((score.recall(kind), score.recall(kind, loose=True)))
+        lines.append(f"| {kind} | " + " | ".join(_cell(strict, loose) for strict, loose in cells) + " |")
+    total = sum(score.injected.values())
+    lines.append(f"| caught (all kinds) | | | {sum(score.caught.values())}/{total} ({sum(score.failed.values())}) |")
     alarms = [f"{score.false_alarms[lang]}/{score.honest[lang]}" for lang in ("en", "zh")]
     lines.append(f"| false alarms (honest) | {alarms[0]} | {alarms[1]} | "
                  f"{sum(score.false_alarms.values())}/{sum(score.honest.values())} |")
     lines += [f"missed: {m}" for m in score.misses] + [f"false alarm: {a}" for a in score.alarms]
     return "\n".join(lines)
+
+
+def _cell(strict: tuple[int, int], loose: tuple[int, int]) -> str:
+    return f"{strict[0]}/{strict[1]}" + (f" ({loose[0]})" if loose[0] != strict[0] else "")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
 
 What is a checkable fact (extract_facts), in English and Chinese text:
     url        an http(s) address
-    date       May 1, 2024 / 1 May 2024 / 2024-05-01 / 2024年5月1日 (and month + year: May 2024, 2024年5月)
+    date       May 1, 2024 / 1 May 2024 / 2024-05-01 / 2024年5月1日 (and month + year: May 2024, 2024年5月), a date
+               relative to the one before it (同年3月28日, 同月20日), a fixed-date holiday (New Year's Eve 2020)
+    time       22:14:33 / 3 p.m. / 下午3点半 (a part of the day or minutes needed), as 24-hour times
     money      $1,200 / €3.5 million / 1,200 dollars / 100元 / 3亿元
     percent    12% / 12 percent / 12 per cent / 百分之十二
     number     a number and its unit if it has one: 1,200 / 1.2 million / 30 seconds / 5 MB / 3次 / 1.2万,
@@ -13,17 +15,19 @@ What is a checkable fact (extract_facts), in English and Chinese text:
     year       a four-digit number from 1800 to 2100 standing alone
     quote      text in quotation marks, at least 3 words (or 4 Chinese characters)
     title      a 《》 title
-    name       a run of capitalised words or identifiers (Jane Smith, Acme Corp, PUBLISH_DOMAIN_WHITELIST),
-               not a lone capitalised word at the start of a sentence, nor sentence-starting function words
+    name       a run of capitalised words or identifiers (Jane Smith, Héctor Orón, PUBLISH_DOMAIN_WHITELIST,
+               CVE-2023-27534), not a lone capitalised word at the start of a sentence, nor sentence-starting
+               function words, nor a lone letter, nor a source tree's document (NEWS, README.Debian)
 
 How a fact is found (never by substring): the sources are read with the same extractor into values -
 numbers as exact decimals (1,200 = 1200, 1.2 million = 1200000, 1.2万 = 12000, three = 3 in a source),
 percentages as values (12% = 12 percent = 百分之十二), dates as ISO dates (May 1, 2024 = 2024-05-01) -
 and a fact is supported when a source holds the same value: a number with a unit needs the same unit
 where the source gives one (30 MB is not 30 seconds), a year is found as a year or in a date, "12" is
-never found inside "2012" (2012 is one number). Quotations, names and titles are matched as whole runs
-of normalised words (NFKC, case-folded, punctuation dropped; Chinese per character): "Smith" is not
-found in "Smithson". What is not checked: a paraphrase that changes the meaning without changing a
+never found inside "2012" (2012 is one number); a release series ("gawk 5.2", "the 252 branch") is found in
+a source's version of it (5.2.1, 252.38) when the sources name the product. Quotations, names and titles
+are matched as whole runs of normalised words (NFKC, case-folded, accents and clitics dropped, punctuation
+dropped; Chinese per character): "Smith" is not found in "Smithson", "Hector Oron" is in "Héctor Orón". What is not checked: a paraphrase that changes the meaning without changing a
 number, a date, a name or a quotation passes; so does a true number put in the wrong place.
 """
 
@@ -31,9 +35,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from decimal import Decimal, InvalidOperation
 
-from capabilities.factcheck.extract import extract_facts, has_run, words, zh_number
+from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
+from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
 
 @dataclass(frozen=True)
@@ -43,13 +49,29 @@ class _Evidence:
     words: list[str]
     text: str
 
+    @cached_property
+    def sentences(self) -> list[tuple[str, list[str]]]:
+        """Each sentence with its words, read once: the passage of every name or quotation found is looked up here."""
+        return [(sentence, words(sentence)) for sentence in re.split(r"(?<=[.!?。！？])\s*|\n", self.text)]
 
-def _supports(fact: Fact, evidence: _Evidence) -> str | None:
-    """The passage of ``evidence`` that holds ``fact``, or None."""
+    @cached_property
+    def names(self) -> list[Fact]:
+        """The source's names of two words or more (the full names a shorter one may be found in)."""
+        return [f for f in self.facts if f.kind == FactKind.name and " " in f.key]
+
+
+def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
+    """The passage of ``evidence`` that holds ``fact``, or None (``everything``: all the sources' text)."""
+    if fact.kind == FactKind.quote and QUOTE_PARTS in fact.key:
+        return _elided_quote(fact.key.split(QUOTE_PARTS), evidence)
     if fact.kind in (FactKind.quote, FactKind.title, FactKind.name):
-        for key in (fact.key, fact.short_key):
+        for key in (fact.key, fact.short_key, *_acronym_numbers(fact)):
             if key and has_run(evidence.words, key.split()) >= 0:
                 return _passage_of_words(evidence, key)
+        if fact.opening and (passage := _ordinary_opening(fact, evidence)):
+            return passage
+        if fact.kind == FactKind.name and (passage := _fuller_name(fact.key.split(), evidence)):
+            return passage
         if fact.kind == FactKind.name and " " not in fact.key and fact.key.isalpha():
             # SQLite is named in sqlite3, Python in python3: a name and a version digit glued to it
             if hit := re.search(rf"(?<![\w.]){re.escape(fact.key)}\d(?!\w)", evidence.text.casefold()):
@@ -58,11 +80,87 @@ def _supports(fact: Fact, evidence: _Evidence) -> str | None:
     for found in evidence.facts:
         if _same_value(fact, found):
             return found.sentence
+    if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
+        return passage
     if fact.kind == FactKind.number and fact.unit is None and re.fullmatch(r"[1-9]\d\d", fact.key):
         # a class of codes the source names: "every 5xx status" holds "503" given as an example of it
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
             return _sentence_around(evidence.text, hit.start())
     return None
+
+
+def _elided_quote(parts: list[str], evidence: _Evidence) -> str | None:
+    """A quotation cut short or with the writer's words in brackets: each part a whole run of the source, in order.
+    A lone word could be anywhere, so it must run on into the part beside it ("We [the city] will not...")."""
+    runs: list[list[str]] = []
+    for part in parts:
+        if runs and (len(part.split()) == 1 or len(runs[-1]) == 1):
+            runs[-1] += part.split()
+        else:
+            runs.append(part.split())
+    at = 0
+    for needle in runs:
+        if (found := has_run(evidence.words[at:], needle)) < 0:
+            return None
+        at += found + len(needle)
+    return _passage_of_words(evidence, " ".join(runs[0]))
+
+
+def _fuller_name(name: list[str], evidence: _Evidence) -> str | None:
+    """A name given without its middle names ("Carlos Melara" for the source's Carlos Henrique Lima Melara): a name
+    of the source with the same first and last word and the others among its own, in order."""
+    if len(name) < 2:
+        return None
+    for found in evidence.names:
+        full = found.key.split()
+        if len(full) > len(name) and full[0] == name[0] and full[-1] == name[-1]:
+            rest = iter(full[1:-1])
+            if all(word in rest for word in name[1:-1]):  # a subsequence: each found after the one before
+                return found.sentence
+    return None
+
+
+def _ordinary_opening(fact: Fact, evidence: _Evidence) -> str | None:
+    """A name whose first word is capitalised only because it opens the sentence ("Upstream GnuPG now defaults",
+    "Maintainers note that"), when the source writes that word in lower case: the rest of the run is the name."""
+    first, _, rest = fact.key.partition(" ")
+    if not re.search(rf"(?<![\w'’-]){re.escape(first)}(?![\w'’-])", evidence.text):  # case-sensitive: in lower case
+        return None
+    if not rest:
+        return _passage_of_words(evidence, first)
+    return _passage_of_words(evidence, rest) if has_run(evidence.words, rest.split()) >= 0 else None
+
+
+def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
+    """The source's version of the series ``fact`` names ("gawk 5.2": 5.2.1; "systemd 252": 252.38), where the
+    product it names is the sources': named anywhere in them for a two-part series (a NEWS file's 5.2.1 with its
+    README naming libgcrypt), right before the version for a bare major number (systemd (252.38), as "added 3
+    options" must not be found in a 3.0.19)."""
+    series = fact.text
+    for found in evidence.facts:
+        written = re.match(r"\d+(?:\.\d+)*", found.text)
+        if found.kind != FactKind.number or found.unit is not None or not written:
+            continue
+        if not written.group().startswith(series + "."):
+            continue
+        product = fact.series
+        if not product:
+            return found.sentence
+        named_before = re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(written.group())}",
+                                 evidence.text, flags=re.I)
+        named = named_before or ("." in series and re.search(  # python in python3.11 too
+            rf"(?<![\w.-]){re.escape(product)}(?:\d|(?![\w-]))", everything, flags=re.I))
+        if named:
+            return found.sentence
+    return None
+
+
+def _acronym_numbers(fact: Fact) -> tuple[str, ...]:
+    """A name ending in an acronym in the other number: CVEs for the source's CVE-..., X9.62 OID for its OIDs."""
+    if fact.kind != FactKind.name or not (last := re.search(r"\b([A-Z]{2,})(s?)$", fact.text)):
+        return ()
+    stem = fact.key.rsplit(" ", 1)[0] + " " if " " in fact.key else ""
+    return (stem + last.group(1).lower() + ("" if last.group(2) else "s"),)
 
 
 def _sentence_around(text: str, at: int) -> str:
@@ -81,16 +179,26 @@ def _same_value(fact: Fact, found: Fact) -> bool:
             return fact.unit is None and found.key == fact.key
         if found.kind != FactKind.number or not _same_number(fact, found):
             return False
-        return fact.unit is None or found.unit is None or found.unit == fact.unit
+        return fact.unit is None or found.unit is None or _same_unit(fact.unit, found.unit)
     if fact.kind == FactKind.date and found.kind == FactKind.date:
         if re.fullmatch(r"\d\d(?:-\d\d)?", fact.key):  # a month and day without a year (May 1): any year's
-            return found.key[5:] == fact.key if len(fact.key) == 5 else found.key[5:7] == fact.key
+            without_year = found.key[5:] if re.match(r"\d{4}-", found.key) else found.key  # a source's 5月1日 too
+            return without_year == fact.key if len(fact.key) == 5 else without_year[:2] == fact.key
         return found.key == fact.key or (len(fact.key) == 7 and found.key[:7] == fact.key)
+    if fact.kind == FactKind.time and found.kind == FactKind.time:  # 22:14 is in 22:14:33; 03:00|15:00 either
+        return any(found.key == key or found.key.startswith(key + ":") for key in fact.key.split("|"))
     if fact.kind in (FactKind.money, FactKind.percent) and found.kind == fact.kind:
         currency, _, value = fact.key.rpartition(":")
         other_currency, _, other = found.key.rpartition(":")
         return currency == other_currency and _same_number(fact, found, value, other)
     return found.kind == fact.kind and found.key == fact.key
+
+
+def _same_unit(unit: str, other: str) -> bool:
+    """The same unit (and period, "person/year"); a word of two senses ("person|bit": 位 counts people and bits)
+    agrees with either."""
+    (senses, _, period), (other_senses, _, other_period) = unit.partition("/"), other.partition("/")
+    return unit == other or (period == other_period and bool(set(senses.split("|")) & set(other_senses.split("|"))))
 
 
 def _same_number(fact: Fact, found: Fact, value: str | None = None, other: str | None = None) -> bool:
@@ -113,9 +221,9 @@ def _same_number(fact: Fact, found: Fact, value: str | None = None, other: str |
 
 
 def _passage_of_words(evidence: _Evidence, key: str) -> str:
-    first = key.split()[0]
-    for sentence in re.split(r"(?<=[.!?。！？])\s*|\n", evidence.text):
-        if has_run(words(sentence), key.split()) >= 0 or (first in words(sentence) and len(key.split()) == 1):
+    needle = key.split()
+    for sentence, sentence_words in evidence.sentences:
+        if has_run(sentence_words, needle) >= 0:
             return " ".join(sentence.split())[:400]
     return " ".join(evidence.text.split())[:400]
 
@@ -125,9 +233,10 @@ def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = N
     evidence = [_Evidence(n, extract_facts(t, source=True), words(t), t) for n, t in sources]
     if brief:
         evidence.append(_Evidence(0, extract_facts(brief, source=True), words(brief), brief))
+    everything = "\n".join(e.text for e in evidence)
     checked = []
     for fact in extract_facts(text):
-        hit = next(((e.number, p) for e in evidence if (p := _supports(fact, e)) is not None), None)
+        hit = next(((e.number, p) for e in evidence if (p := _supports(fact, e, everything)) is not None), None)
         checked.append(CheckedFact(fact, hit is not None, hit[0] if hit else None, hit[1] if hit else None))
     return FactReport(tuple(checked))
 

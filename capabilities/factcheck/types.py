@@ -9,6 +9,7 @@ from enum import StrEnum
 class FactKind(StrEnum):
     url = "url"
     date = "date"
+    time = "time"
     money = "money"
     percent = "percent"
     number = "number"
@@ -27,6 +28,12 @@ class Fact:
     unit: str | None = None
     approx: bool = False  # hedged ("about 18,000", "约46万"): a source value it rounds honestly is enough
     short_key: str | None = None  # a Chinese name whose given name may be one character shorter ("厂长陈志强于")
+    # a release series ("gawk 5.2", "the 252 branch"): the product word before it ("gawk"), or "" when a version word
+    # marks it; found in a source's version of that series (5.2.1, 252.38)
+    series: str | None = None
+    # a name opening a sentence with a word capitalised only there ("Upstream GnuPG", "Maintainers note"): that word
+    # may be an ordinary one, which a source writes in lower case
+    opening: bool = False
 
 
 @dataclass(frozen=True)
