@@ -25,8 +25,9 @@ _ZH_RELATIVE = re.compile(rf"(同年|当年)\s*(\d{{1,2}}|{ZH_NUM})\s*月(?:\s*(
 _ZH_YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)\s*年")
 
 
-def scan_dates(scan: Scan) -> None:
-    anchors = _scan_date_patterns(scan, _FULL_DATES)
+def scan_dates(scan: Scan, source: bool = False) -> None:
+    anchors = _scan_numeric_dates(scan, source)
+    anchors += _scan_date_patterns(scan, _FULL_DATES)
     _scan_zh_relative_dates(scan, anchors)
     _scan_date_patterns(scan, _PARTIAL_DATES)
     for m in _ZH_MONTH.finditer(scan.masked):
@@ -73,7 +74,33 @@ def _scan_date_patterns(scan: Scan, patterns: tuple[tuple[str, object], ...]) ->
     return taken
 
 
+# a day, a month and a year in digits with dashes or dots (03-10-2022, 26.12.2022), as changelogs write them: read
+# day first, unless the same text's other dates of this form show month first (one with a month-place value > 12,
+# 12-25-2022, and none with a day-place one); where no date of the text tells the order and both readings are
+# valid, a source holds either (both are taken), an article's is read day first
+_NUMERIC_DMY = re.compile(r"(?<![\d.-])(\d{1,2})([.-])(\d{1,2})\2(\d{4})(?![\d]|[.-]\d)")
+
+
+def _scan_numeric_dates(scan: Scan, source: bool) -> list[tuple[int, str]]:
+    found = [m for m in _NUMERIC_DMY.finditer(scan.masked)]
+    day_first = any(int(m.group(1)) > 12 for m in found)
+    month_first = not day_first and any(int(m.group(3)) > 12 for m in found)
+    taken = []
+    for m in found:
+        first, second, year = int(m.group(1)), int(m.group(3)), m.group(4)
+        readings = [(second, first)] if month_first else [(first, second)]
+        if source and not day_first and not month_first and first != second:
+            readings.append((second, first))  # 03-10-2022 with nothing telling: 3 October or March 10
+        keys = [f"{year}-{mo:02d}-{d:02d}" for d, mo in readings if 1 <= mo <= 12 and 1 <= d <= 31]
+        for key in keys:
+            taken.append((m.start(), key))
+            scan.take(m, FactKind.date, key)
+    return taken
+
+
 _FULL_DATES = (
+    (rf"(?<![\w-])(\d{{1,2}})-({MONTH_RE})-(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),  # 11-December-2022
+    (r"(?<![\d.])(\d{4})\.(\d{2})\.(\d{2})(?!\d|\.\d)", lambda g: (g[0], g[1], g[2])),  # 2022.07.12, year first
     (rf"\b({MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", lambda g: (g[2], g[0], g[1])),
     (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({MONTH_RE}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),
     # an ISO date, and the time after its T (2006-08-14T02:34:56-06:00): T02 is no name

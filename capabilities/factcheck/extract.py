@@ -279,7 +279,7 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     if source:  # limit_to_10_MiB.patch: a source's snake_case file name says "limit to 10 MiB"
         scan.masked = re.sub(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])", " ", scan.masked)
     scan_times(scan, source)
-    scan_dates(scan)
+    scan_dates(scan, source)
     _scan_money(scan)
     _scan_ranges(scan)
     _scan_percent(scan)

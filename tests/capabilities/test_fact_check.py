@@ -640,3 +640,30 @@ def test_a_year_first_date_with_slashes_is_a_date() -> None:
     """A source's 2022/08/24 is 2022-08-24 (not the numbers 2022, 8 and 24); another day is caught."""
     assert supported("It shipped on 24 August 2022.", "2022/08/24: release 1.2")
     assert not supported("It shipped on 2022-08-25.", "2022/08/24: release 1.2")
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("1.50.11 came out on 3 October 2022.", "1.50.11, 03-10-2022\n1.50.10, 16-09-2022"),
+    ("1.50.11 came out on 3 October 2022.", "1.50.11, 03-10-2022"),  # nothing tells the order: either reading
+    ("1.50.11 came out on March 10, 2022.", "1.50.11, 03-10-2022"),
+    ("1.50.10 came out on 16 September 2022.", "1.50.10, 16-09-2022"),
+    ("It came out on 12 December 2025.", "12-25-2022 one\n12-12-2025 two"),
+    ("V0.21.2 was released on 26 December 2022.", "26.12.2022 Release V0.21.2"),
+    ("10.42 was released on 11 December 2022.", "Version 10.42 11-December-2022"),
+    ("10.42 came out on 11 December.", "Version 10.42 11-December-2022"),
+    ("1.44.2 was released on 12 July 2022.", "2022.07.12, Version 1.44.2 (Stable)"),
+])
+def test_a_numeric_date_with_dashes_or_dots_is_a_date(article: str, source: str) -> None:
+    assert supported(article, source)
+
+
+@pytest.mark.parametrize(("article", "source"), [
+    ("1.50.11 came out on 4 October 2022.", "1.50.11, 03-10-2022"),
+    ("1.50.11 came out on 3 October 2021.", "1.50.11, 03-10-2022"),
+    ("1.50.11 came out on 10 March 2022.", "1.50.11, 03-10-2022\n1.50.10, 16-09-2022"),  # the other dates: day first
+    ("V0.21.2 was released on 26 December 2023.", "26.12.2022 Release V0.21.2"),
+    ("10.42 was released on 12 December 2022.", "Version 10.42 11-December-2022"),
+    ("1.44.2 was released on 7 December 2022.", "2022.07.12, Version 1.44.2 (Stable)"),
+])
+def test_a_wrong_day_or_year_against_a_numeric_date_is_caught(article: str, source: str) -> None:
+    assert not supported(article, source)
