@@ -146,8 +146,12 @@ def _scan_percent(scan: Scan) -> None:
         scan.take(m, FactKind.percent, _key(_decimal(m.group(1), m.group(2))))
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s+|-)(?:percent|per\s+cent)\b", scan.masked, flags=re.I):
         scan.take(m, FactKind.percent, _key(words_value(m.group(1))))  # twelve percent
-    for m in re.finditer(rf"百分之({ZH_NUM}|\d+(?:\.\d+)?)", scan.masked):
-        value = zh_number(m.group(1)) if not m.group(1)[0].isdigit() else Decimal(m.group(1))
+    # 百分之零点二 is 0.2 %, not 0 % and a 二
+    for m in re.finditer(rf"百分之({ZH_NUM}(?:点[零〇一二三四五六七八九]+)?|\d+(?:\.\d+)?)", scan.masked):
+        whole, _, fraction = m.group(1).partition("点")
+        value = zh_number(whole) if not whole[0].isdigit() else Decimal(m.group(1))
+        if value is not None and fraction:
+            value += Decimal("0." + "".join(str(zh_number(ch)) for ch in fraction))
         if value is not None:
             scan.take(m, FactKind.percent, _key(value))
 
@@ -214,9 +218,12 @@ def _scan_numbers(scan: Scan, number_words: bool) -> None:
     if not number_words:  # an article: a lone 二..九 is a number only with a counter (两条, 三台; not 三个方面, 第三)
         counters = "|".join(sorted((re.escape(u) for u in ZH_COUNTED), key=len, reverse=True))
         # 个, the counter of anything, only from three on: 两个 is as common as "two", which is not checked either
-        for m in re.finditer(rf"(?<![第{ZH_DIGITS}])(?:([二两三四五六七八九])({counters})|([三四五六七八九])(个)(?!\s*(?:{ZH_PARTS})))",
-                             scan.masked):
+        # 八位组 / 八位元 / 八位字节 is an octet, a term, not eight of anything
+        for m in re.finditer(rf"(?<![第{ZH_DIGITS}])(?:([二两三四五六七八九])({counters})(?!(?<=八位)(?:组|元|字节))|"
+                             rf"([三四五六七八九])(个)(?!\s*(?:{ZH_PARTS})))", scan.masked):
             digit, counter = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            if _counts_the_headings_after(scan, m, zh_number(digit) or Decimal(0)):
+                continue  # 介绍了两项功能。 followed by its two headings: the article's own structure
             scan.take(m, FactKind.number, _key(zh_number(digit) or Decimal(0)), UNITS.get(counter))
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
         value = words_value(m.group(1))
@@ -227,6 +234,32 @@ def _scan_numbers(scan: Scan, number_words: bool) -> None:
         unit_name = UNITS.get((m.group(2) or "").lower()) if m.group(2) else None
         rate = _rate(scan.masked, m.start(), m.end())
         scan.take(m, FactKind.number, _key(value), f"{unit_name or ''}/{rate}" if rate else unit_name)
+
+
+_HEADING = re.compile(r"(#{1,6})[ \t]+\S.*|\*\*[^*\n]+\*\*[ \t]*")
+
+
+def _counts_the_headings_after(scan: Scan, m: re.Match[str], value: Decimal) -> bool:
+    """"介绍了两项功能。" (or "covers two changes.") ending the paragraph that the article's own headings follow, as
+    many as it says, counts the article's sections: its structure, not a fact. The headings counted are those of the
+    first one's level, up to one of a higher level; another count than theirs is still checked."""
+    text, after = scan.markdown, scan.text[m.start():m.end() + 12]
+    at = text.find(after) if after in text else text.find(m.group(0))
+    end = text.find("\n\n", at)
+    if at < 0 or end < 0:
+        return False
+    lines = [line.strip() for line in text[end:].splitlines() if line.strip()]
+    first = _HEADING.fullmatch(lines[0]) if lines else None
+    if not first:
+        return False
+    level, count = first.group(1), 0
+    for line in lines:
+        if heading := _HEADING.fullmatch(line):
+            if heading.group(1) == level:
+                count += 1
+            elif level and heading.group(1) and len(heading.group(1)) < len(level):
+                break
+    return count == value
 
 
 def _counts_the_list_after(text: str, at: int, value: Decimal) -> bool:
@@ -274,7 +307,7 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     ``source``: the text is evidence, so number words (three = 3) and every Chinese numeral count as numbers too.
     """
     cleaned = _clean(text)
-    scan = Scan(cleaned, cleaned, [])
+    scan = Scan(cleaned, cleaned, [], text)
     _scan_urls(scan)
     if source:  # limit_to_10_MiB.patch: a source's snake_case file name says "limit to 10 MiB"
         scan.masked = re.sub(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])", " ", scan.masked)

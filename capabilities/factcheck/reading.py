@@ -131,6 +131,7 @@ class Scan:
     text: str
     masked: str
     facts: list[Fact]
+    markdown: str = ""  # the text before its marks were cleaned: where the article's headings are
 
     def take(self, match: re.Match[str], kind: FactKind, key: str, unit: str | None = None, group: int = 0) -> None:
         start, end = match.span(group)

@@ -667,3 +667,26 @@ def test_a_numeric_date_with_dashes_or_dots_is_a_date(article: str, source: str)
 ])
 def test_a_wrong_day_or_year_against_a_numeric_date_is_caught(article: str, source: str) -> None:
     assert not supported(article, source)
+
+
+def test_a_chinese_decimal_percent_is_one_figure() -> None:
+    """百分之零点二 is 0.2 % (not 0 % and a 二); 百分之零点三 against 0.2% is caught."""
+    assert supported("运行时间减少了百分之零点二。", "contributing to 0.2% less run time")
+    assert not supported("运行时间减少了百分之零点三。", "contributing to 0.2% less run time")
+
+
+def test_an_octet_in_chinese_is_a_term_not_eight_of_anything() -> None:
+    assert supported("增加了对构造型定长八位组串的支持。", "added support for constructed definite octet strings.")
+    assert not supported("有八位开发者参与。", "added support for constructed definite octet strings.")
+
+
+def test_a_chinese_count_of_the_articles_own_headings_is_structure() -> None:
+    """介绍了两项功能。 followed by two headings counts the article's sections; a count its headings contradict,
+    or one with no headings after it, is still checked."""
+    source = "You pass price_context explicitly. Batch API requests are cheaper."
+    article = "文档介绍了两项与计价相关的功能。\n\n**定价上下文**\n\n显式传入 price_context。\n\n**批量 API**\n\n更便宜。"
+    assert supported(article, source)
+    assert not supported(article.replace("两项", "三项"), source)
+    assert not supported("文档介绍了两项与计价相关的功能。\n\n显式传入 price_context。", source)
+    nested = "有两条说明。\n\n## realpath\n\n内容。\n\n### 细节\n\n更多。\n\n## POSIX\n\n内容。"
+    assert supported(nested, "realpath notes. POSIX notes.")
