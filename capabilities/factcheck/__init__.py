@@ -65,7 +65,9 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
     if fact.kind == FactKind.quote and QUOTE_PARTS in fact.key:
         return _elided_quote(fact.key.split(QUOTE_PARTS), evidence)
     if fact.kind in (FactKind.quote, FactKind.title, FactKind.name):
-        for key in (fact.key, fact.short_key, *_acronym_numbers(fact)):
+        # a name with its version or edition (CC0 1.0 Universal, Ubuntu 26.04 LTS) is found with its numbers too
+        written = " ".join(words(fact.text)) if fact.kind == FactKind.name else None
+        for key in (fact.key, fact.short_key, *_acronym_numbers(fact), written, *_name_forms(fact)):
             if key and has_run(evidence.words, key.split()) >= 0:
                 return _passage_of_words(evidence, key)
         if fact.opening and (passage := _ordinary_opening(fact, evidence)):
@@ -87,6 +89,21 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
             return _sentence_around(evidence.text, hit.start())
     return None
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def _name_forms(fact: Fact) -> tuple[str, ...]:
+    """Other ways a source writes a name: a weekday as its abbreviation (Tuesday, Tue), a name glued to the
+    article's next short word (IBM i, ibmi)."""
+    if fact.kind != FactKind.name:
+        return ()
+    if fact.key in _WEEKDAYS:
+        return fact.key[:3], fact.key[:4]
+    if " " not in fact.key and (hit := re.search(rf"(?<!\w){re.escape(fact.text)}\s+([a-z]{{1,2}})\b", fact.sentence)):
+        return (fact.key + hit.group(1),)
+    return ()
 
 
 def _elided_quote(parts: list[str], evidence: _Evidence) -> str | None:

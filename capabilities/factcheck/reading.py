@@ -64,7 +64,9 @@ before as since each every its their our your his her it we they you he she ther
 so yet also not no all some many most one two three four five six seven eight nine ten today tomorrow yesterday
 first second third next last every both only even still however instead because although though unless until
 now once where whose my me us them do does did is are was were be been has have had can could will would should
-may might must shall i""".split())
+may might must shall i
+under over about across against along among around behind below beneath beside between beyond despite during
+except inside into near onto outside through throughout toward towards upon within without via""".split())
 
 
 def normalise(text: str) -> str:

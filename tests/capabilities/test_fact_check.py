@@ -690,3 +690,21 @@ def test_a_chinese_count_of_the_articles_own_headings_is_structure() -> None:
     assert not supported("文档介绍了两项与计价相关的功能。\n\n显式传入 price_context。", source)
     nested = "有两条说明。\n\n## realpath\n\n内容。\n\n### 细节\n\n更多。\n\n## POSIX\n\n内容。"
     assert supported(nested, "realpath notes. POSIX notes.")
+
+
+@pytest.mark.parametrize(("article", "source", "found"), [
+    ("CC0 1.0 Universal 的开头是一段声明。", "CC0 1.0 Universal\n\nStatement of Purpose", True),
+    ("加入 Ubuntu 26.04 LTS 的数据。", "    - Add Ubuntu 26.04 LTS (LP: #2126961)", True),
+    ("加入 Ubuntu 24.04 LTS 的数据。", "    - Add Ubuntu 26.04 LTS (LP: #2126961)", False),
+    ("It was released on Tuesday, October 25, 2022.", "Release 2.5.0 Tue October 25 2022", True),
+    ("It was released on Wednesday, October 25, 2022.", "Release 2.5.0 Tue October 25 2022", False),
+    ("Under CLI-254, the input no longer breaks.", "o CLI-254:  Input gets parsed as test", True),
+    ("Under CLI-255, the input no longer breaks.", "o CLI-254:  Input gets parsed as test", False),
+    ("It fixed a hang on AIX and IBM i.", "* aix, ibmi: handle server hang", True),
+    ("It fixed a hang on AIX and IBM z.", "* aix, ibmi: handle server hang", False),
+])
+def test_a_name_with_its_version_weekday_abbreviation_or_glued_form_is_found(article: str, source: str,
+                                                                             found: bool) -> None:
+    """A product name's version or edition, a weekday's abbreviation (Tue), a sentence opened by a preposition
+    (Under CLI-254), and a name the source glues to its next word (IBM i, ibmi) are the source's; others are not."""
+    assert supported(article, source) is found
