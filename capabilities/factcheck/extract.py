@@ -316,7 +316,10 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     _scan_money(scan)
     _scan_ranges(scan)
     _scan_percent(scan)
+    unquoted = scan.masked
     _scan_quotes(scan)  # a quotation is matched whole, with the identifiers and numbers inside it
+    if source:  # a source's quoted text (a message catalog's "dist=NUM (1-256; 1)") is evidence of its numbers too
+        scan.masked = unquoted
     _scan_identifiers(scan)
     _scan_versions(scan, source)
     _scan_numbers(scan, number_words=source)

@@ -708,3 +708,10 @@ def test_a_name_with_its_version_weekday_abbreviation_or_glued_form_is_found(art
     """A product name's version or edition, a weekday's abbreviation (Tue), a sentence opened by a preposition
     (Under CLI-254), and a name the source glues to its next word (IBM i, ibmi) are the source's; others are not."""
     assert supported(article, source) is found
+
+
+def test_the_numbers_inside_a_sources_quoted_strings_are_evidence() -> None:
+    """A message catalog quotes every string: its "dist=NUM (1-256; 1)" still holds 256 and 1; 512 is caught."""
+    catalog = 'msgid ""\n"Project-Id-Version: xz 5.4.0-pre1\\n"\nmsgstr ""\n"  dist=NUM   相减的字节之间的距离 (1-256; 1)"'
+    assert supported("版本为 xz 5.4.0-pre1，dist 的有效范围为 1 到 256，默认值为 1。", catalog)
+    assert not supported("dist 的有效范围为 1 到 512。", catalog)
