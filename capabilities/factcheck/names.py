@@ -131,10 +131,12 @@ TITLES = ("首席执行官 董事长 总经理 园长 店长 组长 厅长 司�
 ZH_SPEECH = "表示 指出 认为 介绍 强调 宣布 透露 告诉 坦言 回忆 补充 解释 承认 提到 谈到 写道 说 称 问".split()
 _NOT_GIVEN = "的了是在也都就不有这那个些们者人多家我你他她它其和与或对向从把被为以于及等年月日时说称表示认为指出介绍"
 _HAN = r"[\u4e00-\u9fff]"
+_CONJUNCTIONS = "和与及"
 _GIVEN = rf"[^\W\d_{_NOT_GIVEN}a-zA-Z]"
 _SURNAME = "|".join(sorted(SURNAMES, key=len, reverse=True))
 _TITLE = "|".join(sorted(TITLES, key=len, reverse=True))
-_ZH_VERB = "|".join(sorted(ZH_SPEECH, key=len, reverse=True))
+# 说 of 说明 (a description, explains), 说法, 说服 is no verb of saying: 项目说明指出 names no 项目
+_ZH_VERB = "|".join(sorted(ZH_SPEECH, key=len, reverse=True)).replace("|说|", "|说(?![明法服])|")
 _ZH_EDGE = r"(?:^|(?<=[。！？；：，、\n“”「」『』（）()《》\s]))"
 
 
@@ -161,4 +163,6 @@ def scan_zh_names(scan: Scan) -> None:
             name = m.group(1)
             if any(name.startswith(title) for title in TITLES):
                 continue  # 管理员说: a title, not 管 and a given name
+            if name[0] in _CONJUNCTIONS and m.start(1) > m.start():
+                continue  # 组管理员和成员: a title and another noun joined by 和, not a Mr 和 after a title
             take(m.start(1), m.end(1), name, None if exact else name[:-1])

@@ -715,3 +715,17 @@ def test_the_numbers_inside_a_sources_quoted_strings_are_evidence() -> None:
     catalog = 'msgid ""\n"Project-Id-Version: xz 5.4.0-pre1\\n"\nmsgstr ""\n"  dist=NUM   相减的字节之间的距离 (1-256; 1)"'
     assert supported("版本为 xz 5.4.0-pre1，dist 的有效范围为 1 到 256，默认值为 1。", catalog)
     assert not supported("dist 的有效范围为 1 到 512。", catalog)
+
+
+@pytest.mark.parametrize("article", [
+    "项目说明指出，好几个程序里都嵌入了语言列表。",
+    "他们拥有组管理员和成员的全部权限。",
+])
+def test_a_chinese_noun_before_shuoming_or_after_a_title_and_he_is_no_name(article: str) -> None:
+    """说 of 说明 is no verb of saying (项目说明指出), and 管理员和成员 is a title and another noun, not 和成员."""
+    assert [f for f in extract_facts(article) if f.kind == FactKind.name] == []
+
+
+def test_a_chinese_name_with_a_verb_of_saying_is_still_checked() -> None:
+    assert [f.text for f in extract_facts("张明说，这个版本更快。") if f.kind == FactKind.name] == ["张明"]
+    assert [f.text for f in extract_facts("管理员李文华说，这个版本更快。") if f.kind == FactKind.name] == ["李文华"]
