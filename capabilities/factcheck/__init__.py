@@ -237,6 +237,16 @@ def _same_number(fact: Fact, found: Fact, value: str | None = None, other: str |
     return place > 1 and abs(said - exact) <= place and abs(said - exact) <= exact * Decimal("0.05")
 
 
+_LINK_TARGET = re.compile(r"(?<=\])\([^()\s]+\)")
+
+
+def _source_words(text: str) -> list[str]:
+    """A source's words; where it links a word ("a fast [BPE](https://...) tokeniser"), its words as read, without
+    the link's address, follow them, so a quotation of the sentence is found."""
+    read = _LINK_TARGET.sub("", text)
+    return words(text) + ([""] + words(read) if read != text else [])
+
+
 def _passage_of_words(evidence: _Evidence, key: str) -> str:
     needle = key.split()
     for sentence, sentence_words in evidence.sentences:
@@ -247,7 +257,7 @@ def _passage_of_words(evidence: _Evidence, key: str) -> str:
 
 def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = None) -> FactReport:
     """Each checkable fact of ``text`` with the source (or brief, 0) and passage that holds it, if any."""
-    evidence = [_Evidence(n, extract_facts(t, source=True), words(t), t) for n, t in sources]
+    evidence = [_Evidence(n, extract_facts(t, source=True), _source_words(t), t) for n, t in sources]
     if brief:
         evidence.append(_Evidence(0, extract_facts(brief, source=True), words(brief), brief))
     everything = "\n".join(e.text for e in evidence)

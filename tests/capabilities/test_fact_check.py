@@ -729,3 +729,10 @@ def test_a_chinese_noun_before_shuoming_or_after_a_title_and_he_is_no_name(artic
 def test_a_chinese_name_with_a_verb_of_saying_is_still_checked() -> None:
     assert [f.text for f in extract_facts("张明说，这个版本更快。") if f.kind == FactKind.name] == ["张明"]
     assert [f.text for f in extract_facts("管理员李文华说，这个版本更快。") if f.kind == FactKind.name] == ["李文华"]
+
+
+def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> None:
+    source = "tiktoken is a fast [BPE](https://en.wikipedia.org/wiki/Byte_pair_encoding) tokeniser for use with OpenAI's models."
+    assert supported('It is "a fast BPE tokeniser for use with OpenAI\'s models".', source)
+    assert not supported('It is "a slow BPE tokeniser for use with OpenAI\'s models".', source)
+    assert supported("See https://en.wikipedia.org/wiki/Byte_pair_encoding for BPE.", source)
