@@ -7,6 +7,7 @@ What is a checkable fact (extract_facts), in English and Chinese text:
     url        an http(s) address
     date       May 1, 2024 / 1 May 2024 / 2024-05-01 / 2024年5月1日 (and month + year: May 2024, 2024年5月), a date
                relative to the one before it (同年3月28日, 同月20日), a fixed-date holiday (New Year's Eve 2020)
+               and a changelog's 2022.07.12, 11-December-2022, 03-10-2022, 26.12.2022 (dates.py: which order)
     time       22:14:33 / 3 p.m. / 下午3点半 (a part of the day or minutes needed), as 24-hour times
     money      $1,200 / €3.5 million / 1,200 dollars / 100元 / 3亿元
     percent    12% / 12 percent / 12 per cent / 百分之十二
