@@ -6,6 +6,8 @@ SQLite and PostgreSQL ledgers, a real RabbitMQ on 127.0.0.1."""
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -294,6 +296,26 @@ def test_a_task_published_in_a_batch_is_the_message_send_task_makes(queue: str) 
     assert [m.payload[0] for m in messages] == [[41], [42]]
     assert [m.headers["argsrepr"] for m in messages] == ["[41]", "[42]"]
     assert shape(messages[0]) == shape(messages[1])
+
+
+@pytest.mark.external  # RabbitMQ, and its rabbitmqctl to set a policy
+def test_tasks_the_broker_refuses_are_never_handed_over_as_confirmed(queue: str) -> None:
+    """A queue that is full refuses further publishes with a nack (RabbitMQ's reject-publish overflow, set here by a
+    policy before the queue exists): only the run ids the broker confirmed are handed over to be marked sent; the
+    refused ones stay unmarked, for the reconciler."""
+    if shutil.which("rabbitmqctl") is None:
+        pytest.skip("rabbitmqctl is not on PATH (RabbitMQ's own tool sets the queue's policy)")
+    policy = f"factline-test-refuse-{os.getpid()}-{time.monotonic_ns()}"
+    ctl = ["rabbitmqctl", "-q"]
+    subprocess.run([*ctl, "set_policy", "--apply-to", "queues", policy, f"^{re.escape(queue)}$",
+                    '{"max-length": 2, "overflow": "reject-publish"}'], check=True, capture_output=True, timeout=120)
+    try:
+        marked: list[int] = []
+        done = publish_confirmed(celery_app(queue), queue, [1, 2, 3, 4, 5], marked.extend)
+    finally:
+        subprocess.run([*ctl, "clear_policy", policy], check=True, capture_output=True, timeout=120)
+    assert done == [1, 2] and marked == [1, 2]
+    assert sorted(tasks_in(queue)) == [1, 2]
 
 
 def test_runs_confirmed_apart_are_marked_sent_apart(db_url: str) -> None:
