@@ -38,15 +38,15 @@ def piped(env: dict[str, str], command: str, reader: str, cwd: Path = ROOT) -> s
     return subprocess.run(["bash", "-c", line], env=env, cwd=cwd, capture_output=True, text=True, timeout=180)
 
 
-READ_ONLY = {"runs", "report", "diff", "review list", "review show", "probe report", "audit", "pipelines",
-             "config show", "--help", "--version"}
+READ_ONLY = ("runs", "report", "diff", "review list", "review show", "probe report", "audit", "pipelines",
+             "config show")
 
 
 def factline_read(env: dict[str, str], *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     """``factline ARGS`` for a read-only command, run by ``pipeline.cli.main`` in this process with ``env`` as the
     whole environment and ``cwd`` as the folder, stdout and stderr captured; what it changed (environment,
     folder, time zone, signal handlers, log sinks, database engines) is put back afterwards."""
-    assert any(" ".join(args).startswith(words) for words in READ_ONLY), f"not a read-only command: {args}"
+    assert {"--help", "--version"} & set(args) or " ".join(args).startswith(READ_ONLY), f"not read-only: {args}"
     assert "_ARGCOMPLETE" not in env, "tab completion ends its process (os._exit): use factline()"
     out, err = io.StringIO(), io.StringIO()
     with _as_a_process(env, cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
