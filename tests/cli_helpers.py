@@ -38,6 +38,7 @@ def piped(env: dict[str, str], command: str, reader: str, cwd: Path = ROOT) -> s
     return subprocess.run(["bash", "-c", line], env=env, cwd=cwd, capture_output=True, text=True, timeout=180)
 
 
+# commands that read and answer (review list and show also close expired reviews): no run, server or signal handler
 READ_ONLY = ("runs", "report", "diff", "review list", "review show", "probe report", "audit", "pipelines",
              "config show")
 
