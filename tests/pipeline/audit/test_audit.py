@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -199,8 +200,10 @@ def test_catalog_file_adds_words_for_a_tool(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    """SQLite only: the audit reads turns and tool calls, whatever database holds them."""
+def db_url(tmp_path: Path, migrated_sqlite: Path) -> str:
+    """SQLite only: the audit reads turns and tool calls, whatever database holds
+    them (a copy of the migrated ledger, as in conftest)."""
+    shutil.copyfile(migrated_sqlite, tmp_path / "ledger.db")
     return f"sqlite:///{tmp_path}/ledger.db"
 
 

@@ -39,6 +39,7 @@ def _registration(i: int, number: str) -> str:
             f"'{number}', '2026-01-01 06:00:00+00')")
 
 
+@pytest.mark.empty_ledger
 def test_upgrade_carries_existing_rows_to_content_and_counts_past_999(db_url: str) -> None:
     """A ledger at 0003 with rows upgrades: rows belong to `content`, the day's counter resumes at 1000."""
     engine = make_engine(db_url)
@@ -73,6 +74,7 @@ def test_downgrade_returns_to_the_previous_schema(db_url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.empty_ledger
 def test_open_ledger_migrates_a_ledger_behind_head_and_opens_one_at_head_without_alembic(db_url: str) -> None:
     """open_ledger takes a ledger at 0003 to alembic's head; a ledger at head opens without importing alembic."""
     engine = make_engine(db_url)
