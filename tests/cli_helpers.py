@@ -1,10 +1,18 @@
-"""Running `factline` as a user does, for the CLI tests: a real process, a real ledger, a real shell pipe."""
+"""Running `factline` as a user does, for the CLI tests: a real process, a real ledger, a real shell pipe; and
+``factline_read``, the same command line run inside the test process, for read-only commands whose test is not
+about the process (its exit status as the shell sees it, signals, closed pipes, tab completion stay real
+processes): it skips the interpreter's start and factline's imports, most of what a read-only command costs."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from tests.paths import ROOT
@@ -28,3 +36,63 @@ def piped(env: dict[str, str], command: str, reader: str, cwd: Path = ROOT) -> s
     """``factline COMMAND | READER`` in bash with pipefail, so the exit status is factline's unless it is 0."""
     line = f"set -o pipefail; {' '.join(FACTLINE)} {command} | {reader}"
     return subprocess.run(["bash", "-c", line], env=env, cwd=cwd, capture_output=True, text=True, timeout=180)
+
+
+# commands that read and answer (review list and show also close expired reviews): no run, server or signal handler
+READ_ONLY = ("runs", "report", "diff", "review list", "review show", "probe report", "audit", "pipelines",
+             "config show")
+
+
+def factline_read(env: dict[str, str], *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``factline ARGS`` for a read-only command, run by ``pipeline.cli.main`` in this process with ``env`` as the
+    whole environment and ``cwd`` as the folder, stdout and stderr captured; what it changed (environment,
+    folder, time zone, signal handlers, log sinks, database engines) is put back afterwards."""
+    assert {"--help", "--version"} & set(args) or " ".join(args).startswith(READ_ONLY), f"not read-only: {args}"
+    assert "_ARGCOMPLETE" not in env, "tab completion ends its process (os._exit): use factline()"
+    out, err = io.StringIO(), io.StringIO()
+    with _as_a_process(env, cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        from pipeline.cli import main
+
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse: --help, --version, a usage error
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if isinstance(exc.code, str):
+                print(exc.code, file=sys.stderr)
+    return subprocess.CompletedProcess(["factline", *args], code, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _as_a_process(env: dict[str, str], cwd: Path) -> Iterator[None]:
+    from loguru import logger
+
+    import pipeline.ledger.db as ledger_db
+
+    saved_env, saved_cwd = dict(os.environ), Path.cwd()
+    saved_signals = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    engines = []
+    create_engine = ledger_db.create_engine
+
+    def recorded(*a, **kw):  # type: ignore[no-untyped-def]
+        engines.append(create_engine(*a, **kw))
+        return engines[-1]
+
+    os.environ.clear()
+    os.environ.update(env)
+    time.tzset()
+    os.chdir(cwd)
+    ledger_db.create_engine = recorded
+    try:
+        yield
+    finally:
+        ledger_db.create_engine = create_engine
+        for engine in engines:
+            engine.dispose()
+        logger.remove()  # the command's sinks write to its captured stderr
+        logger.add(sys.stderr)
+        for sig, handler in saved_signals.items():
+            signal.signal(sig, handler)
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        time.tzset()

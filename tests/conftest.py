@@ -2,13 +2,16 @@
 the test WordPress (``wordpress`` once per session, ``wp`` restored after each test; testkit.wordpress).
 
 Tests that take ``db_url`` (directly or through ``settings``/``runtime``) run once per backend.
-PostgreSQL is the machine's server (127.0.0.1:5432, trust auth); each test gets its own database.
+PostgreSQL is the machine's server (127.0.0.1:5432, trust auth); each test gets its own database. On SQLite
+``db_url`` names a copy of an empty ledger migrated once per session (migrating a new ledger was about half of
+what a short ledger test cost); a test marked ``empty_ledger`` gets a path where nothing is yet.
 Set FACTLINE_TEST_BACKENDS=sqlite to run only SQLite.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from config import Settings, load_settings
+from pipeline.ledger.db import open_ledger
 from pipeline.runtime import Runtime, open_runtime
 from testkit.databases import fresh_pg_database
 from testkit.scripted_model import ScriptedModel
@@ -33,9 +37,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.external)
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty SQLite ledger at the migrations' head, for ``db_url`` to copy."""
+    path = tmp_path_factory.mktemp("migrated") / "ledger.db"
+    open_ledger(f"sqlite:///{path}").kw["bind"].dispose()  # closed: the write-ahead log is folded into the file
+    return path
+
+
 @pytest.fixture(params=BACKENDS)
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
+        if request.node.get_closest_marker("empty_ledger") is None:
+            shutil.copyfile(request.getfixturevalue("migrated_sqlite"), tmp_path / "ledger.db")
         yield f"sqlite:///{tmp_path}/ledger.db"
         return
     with fresh_pg_database() as url:

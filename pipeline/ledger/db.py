@@ -49,20 +49,33 @@ class LedgerNewer(LedgerError):
 
 
 REVISION = re.compile(r"^revision(?:: str)? = ['\"]([^'\"]+)['\"]", re.MULTILINE)
+DOWN_REVISION = re.compile(r"^down_revision(?:: [^=]+)? = ['\"]([^'\"]+)['\"]", re.MULTILINE)
+
+
+def _in_migrations(field: re.Pattern[str]) -> set[str]:
+    return {m.group(1) for f in (MIGRATIONS_DIR / "versions").glob("*.py") if (m := field.search(f.read_text()))}
 
 
 def known_revisions() -> set[str]:
     """The migrations this factline ships, read from their files (read-only commands never import alembic)."""
-    return {m.group(1) for f in (MIGRATIONS_DIR / "versions").glob("*.py") if (m := REVISION.search(f.read_text()))}
+    return _in_migrations(REVISION)
+
+
+def head_revisions() -> set[str]:
+    """The shipped migrations no other one follows: where ``upgrade`` takes a ledger."""
+    return known_revisions() - _in_migrations(DOWN_REVISION)
+
+
+def _revisions(conn: Connection) -> set[str]:
+    if "alembic_version" not in inspect(conn).get_table_names():
+        return set()
+    return {str(r) for r in conn.execute(text("SELECT version_num FROM alembic_version")).scalars()}
 
 
 def refuse_newer(conn: Connection, database_url: str) -> None:
     """LedgerNewer when the ledger's migration is not one of this factline's: it would misread or break it."""
-    if "alembic_version" not in inspect(conn).get_table_names():
-        return
-    current = [str(r) for r in conn.execute(text("SELECT version_num FROM alembic_version")).scalars()]
     known = known_revisions()
-    if unknown := [r for r in current if r not in known]:
+    if unknown := sorted(r for r in _revisions(conn) if r not in known):
         raise LedgerNewer(f"the ledger at {shown_url(database_url)} (DATABASE_URL) is at migration {unknown[0]}, "
                           f"made by a newer factline (this one knows up to {max(known)}): run that factline's "
                           "commands on it; nothing was read or written")
@@ -128,11 +141,16 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 
 
 def open_ledger(database_url: str) -> sessionmaker[Session]:
-    """Engine + migrations to head + a session factory: what every command that writes the ledger needs."""
+    """Engine + migrations to head + a session factory: what every command that writes the ledger needs.
+
+    A ledger already at head is not handed to alembic (importing it and reading the migrations is most of
+    what opening costs a short command); any other goes through ``upgrade``, under its lock."""
     engine = make_engine(database_url)
     with engine.connect() as conn:
         refuse_newer(conn, database_url)
-    upgrade(engine)
+        at_head = _revisions(conn) == head_revisions()
+    if not at_head:
+        upgrade(engine)
     return session_factory(engine)
 
 

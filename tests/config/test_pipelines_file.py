@@ -18,6 +18,7 @@ from pipeline.ledger.models import Publication, Run, Topic
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtimes
 from testkit.scripted_model import ScriptedModel
+from tests.cli_helpers import factline_read
 from tests.paths import ROOT
 
 
@@ -138,7 +139,7 @@ def _clean_env(**extra: str) -> dict[str, str]:
 def test_cli_exits_2_with_the_line_naming_the_pipeline(tmp_path: Path) -> None:
     """`factline pipelines` with a bad file: exit 2, one line on stderr, no traceback."""
     (tmp_path / "factline.toml").write_text('[[pipelines]]\nname = "x"\nschedule_timezone = 3\n', encoding="utf-8")
-    result = _cli("pipelines", env=_clean_env(), cwd=tmp_path)
+    result = factline_read(_clean_env(), "pipelines", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("factline: factline.toml: pipeline 'x': invalid key schedule_timezone")
     assert "Traceback" not in result.stderr
@@ -150,7 +151,7 @@ def test_config_show_masks_secrets_and_names_each_source(tmp_path: Path) -> None
         '[defaults]\nwordpress_app_password_env = "WP_PW"\n[[pipelines]]\nname = "news"\npublish_target = "wordpress"\n'
         'wordpress_url = "http://127.0.0.1:9"\nwordpress_user = "bot"\n', encoding="utf-8")
     env = _clean_env(WP_PW="hunter2-secret", DATABASE_URL="postgresql://u:pgsecret@127.0.0.1:5432/x")
-    result = _cli("config", "show", "--json", env=env, cwd=tmp_path)
+    result = factline_read(env, "config", "show", "--json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     shown = json.loads(result.stdout)["news"]
     assert "hunter2" not in result.stdout and "pgsecret" not in result.stdout
@@ -170,11 +171,11 @@ def test_pipelines_lists_next_fire_time_and_last_verdict(tmp_path: Path, model: 
     assert _cli("run", env=env, cwd=tmp_path).returncode == 2  # several pipelines: --pipeline is required
     ran = _cli("run", "--pipeline", "news", env=env, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr[-2000:]
-    listed = _cli("pipelines", "--json", env=env, cwd=tmp_path)
+    listed = factline_read(env, "pipelines", "--json", cwd=tmp_path)
     rows = {r["name"]: r for r in json.loads(listed.stdout)}
     assert rows["news"]["last_verdict"] == "success" and rows["blog-zh"]["last_verdict"] is None
     assert rows["blog-zh"]["next_fire_time"].endswith("+08:00")
-    report = _cli("report", "--day", date.today().isoformat(), "--pipeline", "blog-zh", env=env, cwd=tmp_path)
+    report = factline_read(env, "report", "--day", date.today().isoformat(), "--pipeline", "blog-zh", cwd=tmp_path)
     assert "no publications" in report.stdout.splitlines()[0]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from pipeline.audit.transcripts import TranscriptError, read
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 from testkit.scripted_model import ScriptedModel, say, script, step_call
-from tests.cli_helpers import factline, user_env
+from tests.cli_helpers import factline_read, user_env
 
 SYSTEM = {"role": "system", "content": "You are an airline agent."}
 USER = {"role": "user", "content": "Please cancel my reservation ZFA04Y."}
@@ -173,16 +174,16 @@ def test_cli_exits_3_on_unbacked_and_reports_a_bad_file_in_one_line(tmp_path: Pa
     honest = _write(tmp_path / "honest.json", CANCELLED)
     lying = _write(tmp_path / "lying.json", CANCELLED[:4] + CANCELLED[6:])
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
-    ok = factline(env, "audit", str(honest))
+    ok = factline_read(env, "audit", str(honest))
     assert ok.returncode == 0, ok.stderr
     assert "1 transcripts: 0 with something unbacked; 1 claims, 0 unbacked" in ok.stdout
-    both = factline(env, "audit", str(tmp_path / "bad.json"), str(honest), str(lying), "--json")
+    both = factline_read(env, "audit", str(tmp_path / "bad.json"), str(honest), str(lying), "--json")
     assert both.returncode == 3
     assert len(both.stderr.strip().splitlines()) == 1 and "bad.json" in both.stderr
     rows = [json.loads(line) for line in both.stdout.splitlines()]
     assert [r["unbacked"] for r in rows] == [False, True]
     assert rows[1]["claims"][0]["why"] == "no cancel_reservation call"
-    only_bad = factline(env, "audit", str(tmp_path / "bad.json"))
+    only_bad = factline_read(env, "audit", str(tmp_path / "bad.json"))
     assert only_bad.returncode == 2
 
 
@@ -190,17 +191,19 @@ def test_catalog_file_adds_words_for_a_tool(tmp_path: Path) -> None:
     """A catalog entry gives a tool words its name does not: 'the ticket is closed out' claims resolve_ticket."""
     catalog = _write(tmp_path / "words.json", {"resolve_ticket": {"en_done": ["closed out"]}})
     transcript = _write(tmp_path / "t.json", [USER, said("Your ticket is closed out.")])
-    done = factline(user_env(), "audit", str(transcript), "--catalog", str(catalog), "--json")
+    done = factline_read(user_env(), "audit", str(transcript), "--catalog", str(catalog), "--json")
     assert done.returncode == 3, done.stderr
     assert json.loads(done.stdout)["claims"][0]["tool"] == "resolve_ticket"
     bad = _write(tmp_path / "bad-words.json", {"resolve_ticket": {"verbs": ["x"]}})
-    refused = factline(user_env(), "audit", str(transcript), "--catalog", str(bad))
+    refused = factline_read(user_env(), "audit", str(transcript), "--catalog", str(bad))
     assert refused.returncode == 2 and "resolve_ticket" in refused.stderr
 
 
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    """SQLite only: the audit reads turns and tool calls, whatever database holds them."""
+def db_url(tmp_path: Path, migrated_sqlite: Path) -> str:
+    """SQLite only: the audit reads turns and tool calls, whatever database holds
+    them (a copy of the migrated ledger, as in conftest)."""
+    shutil.copyfile(migrated_sqlite, tmp_path / "ledger.db")
     return f"sqlite:///{tmp_path}/ledger.db"
 
 
@@ -210,7 +213,7 @@ def test_factline_run_from_the_ledger_is_audited(settings: Settings, model: Scri
     with open_runtime(settings.model_copy(update={"agent_hallucination_max_nudges": 1})) as rt:
         run = run_once(rt)
     env = user_env(DATABASE_URL=settings.database_url)
-    done = factline(env, "audit", "--run", str(run.run_id), "--json")
+    done = factline_read(env, "audit", "--run", str(run.run_id), "--json")
     assert done.returncode == 3, done.stderr
     row = json.loads(done.stdout.splitlines()[0])
     assert [c["name"] for c in row["calls"]] == ["pick_topic"] and row["calls"][0]["outcome"] == "ok"

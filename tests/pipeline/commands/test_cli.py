@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from testkit.scripted_model import ScriptedModel, say, script
+from tests.cli_helpers import factline_read
 from tests.paths import ROOT
 
 INCIDENT = "已发布至平台 https://domain/item/fake-id，拟人化评分 82 分，登记号 CT-20260922-001。"
@@ -61,7 +62,7 @@ def test_runs_json_shows_each_call_with_outcome_and_reason(db_url: str, model: S
     env = _env(db_url, model, tmp_path)
     model.policy = script(say("x"), then=lambda request: script()(request))
     assert _factline(env, "run").returncode == 0
-    detail = json.loads(_factline(env, "runs", "--run", "1", "--json").stdout)
+    detail = json.loads(factline_read(env, "runs", "--run", "1", "--json").stdout)
     assert detail["verdict"] == "success"
     assert {(c["name"], c["outcome"]) for c in detail["tool_calls"]} >= {("publish", "ok"), ("register", "ok")}
     assert list(detail) == ["run_id", "pipeline", "trigger", "scheduled_for", "status", "verdict", "stop_reason",

@@ -13,7 +13,7 @@ from config.settings import env_name
 from pipeline.cli import COMMANDS, build_parser
 from pipeline.commands.common import setting_names
 from pipeline.localmodel.weights import QWEN_CODER_05B
-from tests.cli_helpers import factline, user_env
+from tests.cli_helpers import factline, factline_read, user_env
 
 
 def leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
@@ -31,7 +31,7 @@ ALL = leaves(build_parser())
 
 def test_version_prints_the_installed_version() -> None:
     """`factline --version` prints "factline <version>" and exits 0."""
-    done = factline(user_env(), "--version")
+    done = factline_read(user_env(), "--version")
     assert done.returncode == 0 and done.stdout.strip() == f"factline {version('factline')}"
 
 
@@ -62,7 +62,7 @@ def test_setting_patterns_expand_over_the_settings_and_can_leave_some_out() -> N
 
 def test_run_help_says_what_happens_without_an_endpoint() -> None:
     """run --help: without OPENAI_BASE_URL the embedded model is built (minutes) and its weights downloaded."""
-    done = factline(user_env(), "run", "--help")
+    done = factline_read(user_env(), "run", "--help")
     text = " ".join(done.stdout.split())
     assert done.returncode == 0 and "Without it, factline uses its embedded model" in text
     assert f"{QWEN_CODER_05B.size / 1e6:.0f} MB" in text and "several minutes" in text
@@ -70,7 +70,7 @@ def test_run_help_says_what_happens_without_an_endpoint() -> None:
 
 def test_the_main_help_lists_every_command_and_the_exit_codes() -> None:
     """factline --help: one line per registered command, then the exit codes 0-6, 2, 130 and 143."""
-    done = factline(user_env(), "--help")
+    done = factline_read(user_env(), "--help")
     commands = [words[0] for words, _ in ALL if len(words) == 1]
     assert done.returncode == 0 and len(commands) == len(COMMANDS)
     assert commands == ["run", "runs", "report", "diff", "review", "retract", "correct", "audit", "daemon", "probe", "guard", "model", "db", "web",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from testkit.scripted_model import ScriptedModel, say, script
-from tests.cli_helpers import ROOT, factline, piped, user_env
+from tests.cli_helpers import ROOT, factline, factline_read, piped, user_env
 
 CLAIM = "已发布，登记号 CT-20260101-001"
 
@@ -41,7 +41,7 @@ def cells(header: str, row: str) -> dict[str, str]:
 def test_runs_is_a_table_with_a_header_duration_model_topic_and_url(ledger) -> None:
     """One header naming the time zone, then a row per run, newest first, with what each run did."""
     env, _ = ledger
-    done = factline({**env, "TZ": "UTC"}, "runs")
+    done = factline_read({**env, "TZ": "UTC"}, "runs")
     header, *rows = done.stdout.splitlines()
     assert done.returncode == 0 and done.stderr == ""
     assert header.split() == ["RUN", "STARTED", "(UTC)", "TOOK", "TRIGGER", "VERDICT", "MODEL", "TOPIC", "URL"]
@@ -57,8 +57,8 @@ def test_runs_is_a_table_with_a_header_duration_model_topic_and_url(ledger) -> N
 def test_runs_shows_local_time_with_its_zone_or_utc_when_asked(ledger) -> None:
     """TZ=Asia/Shanghai: times 8 h ahead of --utc, and the header says UTC+08:00."""
     env, _ = ledger
-    local = factline({**env, "TZ": "Asia/Shanghai"}, "runs", "--limit", "1").stdout.splitlines()
-    utc = factline({**env, "TZ": "Asia/Shanghai"}, "runs", "--limit", "1", "--utc").stdout.splitlines()
+    local = factline_read({**env, "TZ": "Asia/Shanghai"}, "runs", "--limit", "1").stdout.splitlines()
+    utc = factline_read({**env, "TZ": "Asia/Shanghai"}, "runs", "--limit", "1", "--utc").stdout.splitlines()
     assert "UTC+08:00" in local[0] and "(UTC)" in utc[0]
 
     def started(header: str, row: str) -> datetime:
@@ -70,22 +70,22 @@ def test_runs_shows_local_time_with_its_zone_or_utc_when_asked(ledger) -> None:
 def test_every_json_time_is_iso_8601_with_an_offset(ledger) -> None:
     """runs --json, runs --run N --json and report --json: times parse as ISO 8601 and carry UTC+00:00."""
     env, _ = ledger
-    listed = json.loads(factline(env, "runs", "--json").stdout)
-    detail = json.loads(factline(env, "runs", "--run", "1", "--json").stdout)
+    listed = json.loads(factline_read(env, "runs", "--json").stdout)
+    detail = json.loads(factline_read(env, "runs", "--run", "1", "--json").stdout)
     for when in [r["started_at"] for r in listed] + [r["finished_at"] for r in listed] + [
             detail["started_at"], detail["finished_at"]]:
         assert datetime.fromisoformat(when).utcoffset() == timedelta(0)
     assert listed[0]["seconds"] > 0 and listed[2]["topic"] and listed[2]["url"].startswith("http://127.0.0.1:")
-    day = json.loads(factline(env, "report", "--json").stdout)
+    day = json.loads(factline_read(env, "report", "--json").stdout)
     assert day["day"] == datetime.now(timezone.utc).date().isoformat() and day["runs"] == 3
 
 
 def test_runs_run_reports_the_duration_the_ledger_holds(ledger) -> None:
     """`runs --run 1` says how long run 1 took (finished - started), not "in 0.0 s"."""
     env, _ = ledger
-    detail = json.loads(factline(env, "runs", "--run", "1", "--json").stdout)
+    detail = json.loads(factline_read(env, "runs", "--run", "1", "--json").stdout)
     took = (datetime.fromisoformat(detail["finished_at"]) - datetime.fromisoformat(detail["started_at"]))
-    first = factline(env, "runs", "--run", "1").stdout.splitlines()[0]
+    first = factline_read(env, "runs", "--run", "1").stdout.splitlines()[0]
     assert first.startswith(f"run 1: success (exit 0) in {took.total_seconds():.1f} s,") and " 0.0 s" not in first
 
 
@@ -93,7 +93,7 @@ def test_runs_run_reports_the_duration_the_ledger_holds(ledger) -> None:
 def test_limit_must_be_a_whole_number_of_one_or_more(ledger, value: str) -> None:
     """--limit 0, -1 or a word: a usage error, exit 2, one line naming --limit."""
     env, _ = ledger
-    done = factline(env, "runs", "--limit", value)
+    done = factline_read(env, "runs", "--limit", value)
     assert done.returncode == 2 and "argument --limit" in done.stderr and done.stdout == ""
 
 
@@ -122,7 +122,7 @@ def test_a_run_read_through_a_closed_pipe_keeps_its_verdicts_exit_code(ledger) -
 def test_report_day_is_today_by_default_yesterday_or_a_date(ledger, day: str | None) -> None:
     """report, report --day today, --day yesterday: the first line names the day in SCHEDULE_TIMEZONE."""
     env, _ = ledger
-    done = factline(env, "report", *(["--day", day] if day else []))
+    done = factline_read(env, "report", *(["--day", day] if day else []))
     today = datetime.now(timezone.utc).date()
     expected = today - timedelta(days=1) if day == "yesterday" else today
     assert done.returncode == 0 and done.stdout.splitlines()[0].startswith(f"{expected} (UTC): ")
@@ -131,7 +131,7 @@ def test_report_day_is_today_by_default_yesterday_or_a_date(ledger, day: str | N
 def test_report_rejects_a_day_it_cannot_read(ledger) -> None:
     """--day tomorrow is a usage error naming the accepted forms."""
     env, _ = ledger
-    done = factline(env, "report", "--day", "tomorrow")
+    done = factline_read(env, "report", "--day", "tomorrow")
     assert done.returncode == 2 and "today, yesterday or a YYYY-MM-DD date" in done.stderr
 
 
@@ -141,7 +141,7 @@ def test_diff_and_the_script_print_the_same_from_any_folder(ledger, tmp_path: Pa
     import sys
 
     env, _ = ledger
-    cli = factline(env, "diff", "--last", "3", cwd=tmp_path)
+    cli = factline_read(env, "diff", "--last", "3", cwd=tmp_path)
     script_run = subprocess.run([sys.executable, str(ROOT / "scripts" / "ledger_diff.py"), "--last", "3"], env=env,
                                 cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert cli.returncode == script_run.returncode == 1

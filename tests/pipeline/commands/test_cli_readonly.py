@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from pipeline.ledger.db import open_ledger
-from tests.cli_helpers import factline, piped, user_env
+from tests.cli_helpers import factline, factline_read, piped, user_env
 from tests.conftest import fresh_pg_database
 
 READ_ONLY = [["runs"], ["runs", "--json"], ["runs", "--run", "1"], ["report"], ["report", "--day", "yesterday"],
@@ -23,7 +23,7 @@ def files(folder: Path) -> list[str]:
 def test_in_an_empty_folder_a_read_only_command_says_what_is_missing_and_creates_nothing(
         tmp_path: Path, words: list[str]) -> None:
     """No ledger here: one line naming the absolute path it looked for, exit 2, and the folder stays empty."""
-    done = factline(user_env(), *words, cwd=tmp_path)
+    done = factline_read(user_env(), *words, cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == f"factline: no ledger at {tmp_path}/var/factline.db (DATABASE_URL); nothing has run " \
                           "here yet: set DATABASE_URL, or run from the folder factline runs in\n"
@@ -34,7 +34,7 @@ def test_a_database_without_a_ledger_is_named_and_left_untouched() -> None:
     """A PostgreSQL database with no factline tables: one line saying so (password hidden); no table created."""
     with fresh_pg_database() as url:
         with_password = url.replace("://", "://:hunter2@", 1) if "@" not in url else url.replace("@", ":hunter2@", 1)
-        done = factline(user_env(DATABASE_URL=with_password), "runs")
+        done = factline_read(user_env(DATABASE_URL=with_password), "runs")
         engine = create_engine(url)
         with engine.connect() as conn:
             count = conn.execute(text(
@@ -49,7 +49,7 @@ def test_no_such_run_is_one_line_and_exit_2(tmp_path: Path) -> None:
     env = user_env(DATABASE_URL=f"sqlite:///{tmp_path}/ledger.db")
     open_ledger(env["DATABASE_URL"])
     for words in (["runs", "--run", "99"], ["diff", "--run", "99"]):
-        done = factline(env, *words)
+        done = factline_read(env, *words)
         assert (done.returncode, done.stderr) == (2, "factline: no run 99 in the ledger\n")
 
 
@@ -61,9 +61,9 @@ def test_probe_report_writes_html_only_where_out_says(tmp_path: Path) -> None:
     page.parent.mkdir()
     page.write_text("kept", encoding="utf-8")
     before = files(tmp_path)
-    assert factline(env, "probe", "report", cwd=tmp_path).returncode == 0
+    assert factline_read(env, "probe", "report", cwd=tmp_path).returncode == 0
     assert files(tmp_path) == before and page.read_text(encoding="utf-8") == "kept"
-    done = factline(env, "probe", "report", "--out", "out/trend.html", cwd=tmp_path)
+    done = factline_read(env, "probe", "report", "--out", "out/trend.html", cwd=tmp_path)
     assert done.returncode == 0 and (tmp_path / "out" / "trend.html").read_text(encoding="utf-8").startswith("<!")
 
 
@@ -94,7 +94,7 @@ def test_log_level_is_read_in_any_case(tmp_path: Path) -> None:
     """LOG_LEVEL=debug is accepted like DEBUG."""
     env = user_env(DATABASE_URL=f"sqlite:///{tmp_path}/ledger.db", LOG_LEVEL="debug")
     open_ledger(env["DATABASE_URL"])
-    assert factline(env, "runs").returncode == 0
+    assert factline_read(env, "runs").returncode == 0
 
 
 def test_model_status_through_a_closed_pipe_keeps_its_exit_code(tmp_path: Path) -> None:
@@ -113,7 +113,8 @@ def test_a_ledger_from_a_newer_factline_is_refused_in_one_line_by_reads_writes_a
     engine = create_engine(url)
     with engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
-    done = factline(user_env(DATABASE_URL=url, WEB_PORT="0"), *words, cwd=tmp_path)
+    command = factline if words[0] in ("run", "web") else factline_read  # the writers start as processes
+    done = command(user_env(DATABASE_URL=url, WEB_PORT="0"), *words, cwd=tmp_path)
     assert done.returncode != 0 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "is at migration 9999, made by a newer factline" in done.stderr, done.stderr
     assert "upgrade" not in done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -42,8 +43,10 @@ HONEST_FAILURES = {
 
 
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    """SQLite only: the guard reads text and tool results, whatever database holds them."""
+def db_url(tmp_path: Path, migrated_sqlite: Path) -> str:
+    """SQLite only: the guard reads text and tool results, whatever database holds
+    them (a copy of the migrated ledger, as in conftest)."""
+    shutil.copyfile(migrated_sqlite, tmp_path / "ledger.db")
     return f"sqlite:///{tmp_path}/ledger.db"
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
+import sys
 from datetime import datetime, timezone
 
 import pytest
 from alembic import command
+from alembic.script import ScriptDirectory
 from sqlalchemy import func, select, text
 
 from pipeline.ledger import runs
-from pipeline.ledger.db import alembic_config, make_engine, open_ledger, session_factory, upgrade
+from pipeline.ledger.db import alembic_config, head_revisions, make_engine, open_ledger, session_factory, upgrade
 from pipeline.ledger.models import Registration, RegistrationCounter, Topic
 from pipeline.ledger.numbers import next_registration_number
 from pipeline.ledger.store import LedgerStore
@@ -36,6 +39,7 @@ def _registration(i: int, number: str) -> str:
             f"'{number}', '2026-01-01 06:00:00+00')")
 
 
+@pytest.mark.empty_ledger
 def test_upgrade_carries_existing_rows_to_content_and_counts_past_999(db_url: str) -> None:
     """A ledger at 0003 with rows upgrades: rows belong to `content`, the day's counter resumes at 1000."""
     engine = make_engine(db_url)
@@ -68,6 +72,23 @@ def test_downgrade_returns_to_the_previous_schema(db_url: str) -> None:
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003"
     engine.dispose()
+
+
+@pytest.mark.empty_ledger
+def test_open_ledger_migrates_a_ledger_behind_head_and_opens_one_at_head_without_alembic(db_url: str) -> None:
+    """open_ledger takes a ledger at 0003 to alembic's head; a ledger at head opens without importing alembic."""
+    engine = make_engine(db_url)
+    command.upgrade(alembic_config(engine), "0003")
+    head = ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+    assert head_revisions() == {head}
+    open_ledger(db_url)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
+    engine.dispose()
+    opened = subprocess.run([sys.executable, "-c", "import sys; from pipeline.ledger.db import open_ledger; "
+                             "open_ledger(sys.argv[1]); print(sorted(m for m in sys.modules if m == 'alembic'))",
+                             db_url], capture_output=True, text=True, timeout=60)
+    assert (opened.returncode, opened.stdout) == (0, "[]\n"), opened.stderr
 
 
 def test_the_thousandth_registration_of_a_day_gets_a_new_number(db_url: str) -> None:

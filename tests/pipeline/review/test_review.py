@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.models import Publication, Registration, Review, Run, ToolCall
 from testkit.scripted_model import ScriptedModel, say, script
-from tests.cli_helpers import FACTLINE, ROOT, factline, user_env
+from tests.cli_helpers import FACTLINE, ROOT, factline, factline_read, user_env
 
 
 def env_for(db_url: str, model: ScriptedModel, tmp_path: Path, **values: str) -> dict[str, str]:
@@ -55,7 +55,7 @@ def test_a_required_review_holds_the_run_before_publish_and_keeps_its_topic(
     second = held_run(env)
     with sessions() as s:
         assert s.get_one(Run, second).topic_id != topic  # the held run keeps its topic
-    listed = factline(env, "review", "list", "--json")
+    listed = factline_read(env, "review", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     rows = json.loads(listed.stdout)
     assert [r["run_id"] for r in rows] == [run_id, second]
@@ -200,7 +200,7 @@ def test_flagged_mode_holds_a_run_the_guard_flagged(db_url: str, tmp_path: Path)
     with ScriptedModel(policy=script(say("The article is published and live."))) as model:
         env = env_for(db_url, model, tmp_path, REVIEW_MODE="flagged")
         run_id = held_run(env)
-        listed = json.loads(factline(env, "review", "list", "--json").stdout)
+        listed = json.loads(factline_read(env, "review", "list", "--json").stdout)
     assert [r["run_id"] for r in listed] == [run_id]
     assert any("publish" in flag for flag in listed[0]["flags"])
     assert pages(tmp_path) == []
@@ -217,7 +217,7 @@ def test_the_daily_report_and_the_alert_name_what_waits_and_for_how_long(
 
     env = env_for(db_url, model, tmp_path)
     run_id = held_run(env)
-    report = factline(env, "report")
+    report = factline_read(env, "report")
     assert report.returncode == 0, report.stderr
     assert "awaiting review" in report.stdout and f"run {run_id}:" in report.stdout and " h)" in report.stdout
     with open_ledger(db_url)() as s:
@@ -232,7 +232,7 @@ def test_show_prints_the_article_its_fact_check_and_what_humanize_changed(
     """review show: the held title and body, the fact check line, the draft-to-humanized diff, the trail."""
     env = env_for(db_url, model, tmp_path)
     run_id = held_run(env)
-    shown = factline(env, "review", "show", str(run_id))
+    shown = factline_read(env, "review", "show", str(run_id))
     assert shown.returncode == 0, shown.stderr
     assert "fact check:" in shown.stdout and "what humanize changed" in shown.stdout
     assert "review trail:" in shown.stdout and "requested" in shown.stdout
