@@ -64,7 +64,7 @@ def _scan_date_patterns(scan: Scan, patterns: tuple[tuple[str, object], ...]) ->
     for pattern, order in patterns:
         for m in re.finditer(pattern, scan.masked, flags=re.I):
             year, month, day = order(m.groups())
-            y, mo = as_int(year) if year else None, MONTHS.get(month.lower().rstrip(".")) if month[0].isalpha() else as_int(month)
+            y, mo = as_int(year) if year else None, MONTHS.get(month.lower().rstrip(".")) if month[0].isascii() and month[0].isalpha() else as_int(month)  # 十月 is a numeral
             d = as_int(day) if day else None
             if (y is None and (year or d is None)) or mo is None or not 1 <= mo <= 12 or (d is not None and not 1 <= d <= 31):
                 continue
@@ -98,6 +98,21 @@ def _scan_numeric_dates(scan: Scan, source: bool) -> list[tuple[int, str]]:
     return taken
 
 
+# a day as an ordinal in words ("the twenty-third of December 2012", "December the first, 2012"): a date, whose
+# number word is no count of its own
+_ORDINALS = {w: i for i, w in enumerate((
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split(), 1)}
+_ORDINALS.update({"thirtieth": 30})
+_ORDINALS.update({f"{tens}{sep}{w}": base + i for tens, base in (("twenty", 20), ("thirty", 30)) for sep in ("-", " ", "")
+                  for w, i in list(_ORDINALS.items()) if i < 10 and base + i <= 31})
+_ORDINAL_RE = "|".join(sorted((w.replace(" ", r"\s+") for w in _ORDINALS), key=len, reverse=True))
+
+
+def _ordinal(word: str) -> str:
+    return str(_ORDINALS[" ".join(word.lower().split())])
+
+
 _FULL_DATES = (
     (rf"(?<![\w-])(\d{{1,2}})-({MONTH_RE})-(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),  # 11-December-2022
     (r"(?<![\d.])(\d{4})\.(\d{2})\.(\d{2})(?!\d|\.\d)", lambda g: (g[0], g[1], g[2])),  # 2022.07.12, year first
@@ -109,6 +124,8 @@ _FULL_DATES = (
     (r"(?<![\d/])(\d{4})/(\d{1,2})/(\d{1,2})(?![\d/])", lambda g: (g[0], g[1], g[2])),  # 2022/08/24, year first
     (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (g[0], g[1], g[2])),
     (rf"({ZH_NUM})年({ZH_NUM})月({ZH_NUM})[日号]", lambda g: (g[0], g[1], g[2])),
+    (rf"\b(?:the\s+)?({_ORDINAL_RE})\s+(?:of\s+)?({MONTH_RE}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], _ordinal(g[0]))),
+    (rf"\b({MONTH_RE})\s+(?:the\s+)?({_ORDINAL_RE}),?\s+(\d{{4}})\b", lambda g: (g[2], g[0], _ordinal(g[1]))),
     (rf"\b({MONTH_RE})\s+(?:of\s+)?(\d{{4}})\b", lambda g: (g[1], g[0], None)),
     (r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)", lambda g: (g[0], g[1], None)),
     (rf"\b({_HOLIDAY})(?:,?\s+(?:of\s+)?(\d{{4}})\b)?", lambda g: (g[1], *_holiday(g[0]))),
