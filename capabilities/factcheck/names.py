@@ -67,7 +67,9 @@ DOCUMENT_NAMES = frozenset("README CHANGELOG ChangeLog CHANGES LICENSE COPYING I
 
 
 def _document(token: str) -> bool:
-    """NEWS, README, and a document named after one: NEWS.Debian, README.python_switch."""
+    """NEWS, README, and a document named after one: NEWS.Debian, README.python_switch; its possessive too (the
+    FAQ's fix)."""
+    token = re.sub(r"['’]s$", "", token)
     return token in DOCUMENT_NAMES or token.split(".")[0] in DOCUMENT_NAMES
 
 

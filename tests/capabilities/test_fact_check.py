@@ -740,7 +740,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
     ("heldout2-2026-12-06.jsonl", 2, 6),   # the ninth tuning set: 'Expat XML' and a sum, the writer's own
-    ("heldout3-2026-12-06.jsonl", 9, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
+    ("heldout3-2026-12-06.jsonl", 8, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the
@@ -773,3 +773,12 @@ def test_a_chinese_date_with_a_numeral_month_is_read_as_a_date(article: str, fou
     """二〇二二年十月二十三日 is 2022-10-23 (十月 is a numeral month, not a month's English name): found in "October
     23, 2022", and another day or month is caught."""
     assert supported(article, "libffi-3.4.4 was released on October 23, 2022.") is found
+
+
+def test_a_documents_possessive_is_no_name() -> None:
+    """"The FAQ's fix", "the README's note": a source tree's document with 's is a document still, while a
+    capitalised name with 's beside it is checked."""
+    source = "Q: Why does bash say event not found? A: Say set +H."
+    assert supported("The FAQ's fix is to say set +H.", source)
+    assert supported("The README’s note says set +H.", source)
+    assert not supported("The FAQ's fix, by Philippe Berger, is to say set +H.", source)
