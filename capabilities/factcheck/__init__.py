@@ -245,7 +245,12 @@ def _source_words(text: str) -> list[str]:
     """A source's words; where it links a word ("a fast [BPE](https://...) tokeniser"), its words as read, without
     the link's address, follow them, so a quotation of the sentence is found."""
     read = _LINK_TARGET.sub("", text)
+    # a compiler or CMake definition (-DCBOR_CUSTOM_ALLOC=ON, -DNDEBUG) defines the identifier after its -D
+    read = _DEFINE_FLAG.sub(r"\1 ", read)
     return words(text) + ([""] + words(read) if read != text else [])
+
+
+_DEFINE_FLAG = re.compile(r"(?<![\w-])(-D)(?=[A-Za-z_][A-Za-z0-9_]*(?:=|\s|$))")
 
 
 def _passage_of_words(evidence: _Evidence, key: str) -> str:

@@ -740,7 +740,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
     ("heldout2-2026-12-06.jsonl", 2, 6),   # the ninth tuning set: 'Expat XML' and a sum, the writer's own
-    ("heldout3-2026-12-06.jsonl", 8, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
+    ("heldout3-2026-12-06.jsonl", 7, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the
@@ -782,3 +782,12 @@ def test_a_documents_possessive_is_no_name() -> None:
     assert supported("The FAQ's fix is to say set +H.", source)
     assert supported("The README’s note says set +H.", source)
     assert not supported("The FAQ's fix, by Philippe Berger, is to say set +H.", source)
+
+
+def test_an_identifier_defined_by_a_d_flag_is_the_sources() -> None:
+    """cmake -DCBOR_CUSTOM_ALLOC=ON defines CBOR_CUSTOM_ALLOC: the article names the option without the -D; an
+    option the source does not define is still caught."""
+    source = "cmake -DCMAKE_BUILD_TYPE=Release -DCBOR_CUSTOM_ALLOC=ON libcbor\nmake"
+    assert supported("Build it with the CBOR_CUSTOM_ALLOC option switched on.", source)
+    assert supported("Build it with CMAKE_BUILD_TYPE set to Release.", source)
+    assert not supported("Build it with the CBOR_CUSTOM_FREE option switched on.", source)
