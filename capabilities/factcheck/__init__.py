@@ -166,8 +166,12 @@ def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
             return found.sentence
         named_before = re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(written.group())}",
                                  evidence.text, flags=re.I)
-        named = named_before or ("." in series and re.search(  # python in python3.11 too
-            rf"(?<![\w.-]){re.escape(product)}(?:\d|(?![\w-]))", everything, flags=re.I))
+        if not re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(series)}(?![\d.])", fact.sentence,
+                         flags=re.I):
+            named = named_before  # a range's version ("dconf, from 0.36 to 0.40"): the product right before it there
+        else:
+            named = named_before or ("." in series and re.search(  # python in python3.11 too
+                rf"(?<![\w.-]){re.escape(product)}(?:\d|(?![\w-]))", everything, flags=re.I))
         if named:
             return found.sentence
     return None

@@ -158,7 +158,19 @@ def _series(text: str, start: int, end: int) -> str | None:
     if _SERIES_WORD_BEFORE.search(before) or _SERIES_WORD_AFTER.match(text, end):
         return ""
     product = _PRODUCT_BEFORE.search(before)
+    if not product or product.group(1).lower() in _RANGE_WORDS:
+        # a range of the product's versions ("dconf, from 0.36 to 0.40", "gawk 5.1 and 5.2"): the product before
+        # the range names each (found only where a source names it right before its version: _series_in)
+        trimmed, connected = before, False
+        while hit := _RANGE_BEFORE.search(trimmed):
+            connected = connected or bool(hit.group(1))
+            trimmed = trimmed[:hit.start()]
+        product = _PRODUCT_BEFORE.search(trimmed.rstrip(" \t,") + " ") if connected else None
     return product.group(1).lower() if product and product.group(1).lower() not in STARTERS else None
+
+
+_RANGE_WORDS = frozenset("from between to and through".split())
+_RANGE_BEFORE = re.compile(r"(?:,?[ \t]*\b(from|between|to|and|through)|(?<![\w.])\d+(?:\.\d+)+)[ \t]*$", re.I)
 
 
 def _hedged(text: str, start: int, end: int) -> bool:

@@ -740,7 +740,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
     ("heldout2-2026-12-06.jsonl", 2, 6),   # the ninth tuning set: 'Expat XML' and a sum, the writer's own
-    ("heldout3-2026-12-06.jsonl", 7, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
+    ("heldout3-2026-12-06.jsonl", 6, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the
@@ -791,3 +791,18 @@ def test_an_identifier_defined_by_a_d_flag_is_the_sources() -> None:
     assert supported("Build it with the CBOR_CUSTOM_ALLOC option switched on.", source)
     assert supported("Build it with CMAKE_BUILD_TYPE set to Release.", source)
     assert not supported("Build it with the CBOR_CUSTOM_FREE option switched on.", source)
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("What changed in dconf, from 0.36 to 0.40", True),
+    ("Between dconf 0.36 and 0.40 little changed.", True),
+    ("What changed in dconf, from 0.34 to 0.40", False),
+    ("What changed in dconf, from 0.36 to 0.42", False),
+    ("We upgrade from 0.36 to 0.40.", False),
+])
+def test_a_range_of_versions_after_its_product_is_that_products_series(article: str, found: bool) -> None:
+    """"dconf, from 0.36 to 0.40" names dconf 0.36 and 0.40: found in the source's "dconf 0.36.0" and "dconf
+    0.40.0", where the source names the product right before them; a version outside them, or a range no product
+    names, is caught."""
+    source = "Changes in dconf 0.40.0\n=====\n - common: allow use of headers\n\nChanges in dconf 0.36.0\n====\n - none"
+    assert supported(article, source) is found
