@@ -196,6 +196,9 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         return (found.kind == FactKind.year and found.key == fact.key) or (
             found.kind == FactKind.date and found.key[:4] == fact.key) or (
             found.kind == FactKind.number and found.key == fact.key)
+    if fact.kind == FactKind.number and "decade" in (fact.unit, found.unit):  # 九十年代 is in the 1990s, any 90s
+        return found.kind == FactKind.number and fact.unit == found.unit and (
+            found.key == fact.key or (len(fact.key) == 2 and found.key[-2:] == fact.key))
     if fact.kind == FactKind.number:
         if found.kind == FactKind.year:
             return fact.unit is None and found.key == fact.key

@@ -301,6 +301,23 @@ def _scan_quotes(scan: Scan) -> None:
         scan.take(m, FactKind.title, " ".join(words(m.group(1))), group=1)
 
 
+# a decade is one fact, not a count of years: 上世纪九十年代 and the mid-1990s are the decade 1990, 九十年代 without
+# its century the decade 90 (found in any century's); 九十年 alone stays ninety years
+_DECADE_EN = re.compile(r"(?<![\w.])(?:(?:mid|early|late)-)?((?:1[5-9]|20)\d0)['’]?s\b", re.I)
+_DECADE_ZH = re.compile(r"(上世纪|上个世纪|二十世纪|20\s*世纪|十九世纪|19\s*世纪)?\s*(\d0|[一二三四五六七八九]十|\d{3}0|一[八九][〇零一二三四五六七八九]〇)\s*年代")
+
+
+def _scan_decades(scan: Scan) -> None:
+    for m in _DECADE_EN.finditer(scan.masked):
+        scan.take(m, FactKind.number, m.group(1), "decade")
+    for m in _DECADE_ZH.finditer(scan.masked):
+        value = m.group(2) if m.group(2).isdigit() else str(int(zh_number(m.group(2)) or 0))
+        if len(value) == 2 and m.group(1):
+            value = ("18" if m.group(1).replace(" ", "") in ("十九世纪", "19世纪") else "19") + value
+        if value.endswith("0") and len(value) in (2, 4):
+            scan.take(m, FactKind.number, value, "decade")
+
+
 def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
     """The checkable facts of ``text`` in the order of the module docstring's kinds (each span taken once).
 
@@ -313,6 +330,7 @@ def extract_facts(text: str, *, source: bool = False) -> list[Fact]:
         scan.masked = re.sub(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])", " ", scan.masked)
     scan_times(scan, source)
     scan_dates(scan, source)
+    _scan_decades(scan)
     _scan_money(scan)
     _scan_ranges(scan)
     _scan_percent(scan)

@@ -740,7 +740,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
     ("heldout2-2026-12-06.jsonl", 2, 6),   # the ninth tuning set: 'Expat XML' and a sum, the writer's own
-    ("heldout3-2026-12-06.jsonl", 6, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
+    ("heldout3-2026-12-06.jsonl", 5, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the
@@ -806,3 +806,18 @@ def test_a_range_of_versions_after_its_product_is_that_products_series(article: 
     names, is caught."""
     source = "Changes in dconf 0.40.0\n=====\n - common: allow use of headers\n\nChanges in dconf 0.36.0\n====\n - none"
     assert supported(article, source) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("这两个软件包在上世纪九十年代中期分叉。", True),
+    ("这两个软件包在1990年代分叉。", True),
+    ("The two packages forked in the 1990s.", True),
+    ("这两个软件包在上世纪八十年代中期分叉。", False),
+    ("这两个软件包在十九世纪九十年代分叉。", False),
+    ("The two packages forked in the 1980s.", False),
+    ("这个代码库已有九十年历史。", False),
+])
+def test_a_decade_is_read_as_a_decade_not_a_count_of_years(article: str, found: bool) -> None:
+    """上世纪九十年代 is the mid-1990s' decade, not 九十年 (ninety years): found in it, while another decade or
+    century, or ninety years, is caught."""
+    assert supported(article, "man and man-db forked from a common code base in the mid-1990s.") is found
