@@ -224,6 +224,8 @@ def _scan_numbers(scan: Scan, number_words: bool) -> None:
             digit, counter = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
             if _counts_the_headings_after(scan, m, zh_number(digit) or Decimal(0)):
                 continue  # 介绍了两项功能。 followed by its two headings: the article's own structure
+            if re.search(r"(?:这|那|上述|以上|前述)\s*$", scan.masked[max(0, m.start() - 2):m.start()]):
+                continue  # 这两项都由...完成: "these two" points back at what the article has just listed
             scan.take(m, FactKind.number, _key(zh_number(digit) or Decimal(0)), UNITS.get(counter))
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
         value = words_value(m.group(1))

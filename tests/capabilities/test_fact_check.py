@@ -740,7 +740,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
     ("heldout2-2026-12-06.jsonl", 2, 6),   # the ninth tuning set: 'Expat XML' and a sum, the writer's own
-    ("heldout3-2026-12-06.jsonl", 5, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
+    ("heldout3-2026-12-06.jsonl", 4, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the
@@ -821,3 +821,15 @@ def test_a_decade_is_read_as_a_decade_not_a_count_of_years(article: str, found: 
     """上世纪九十年代 is the mid-1990s' decade, not 九十年 (ninety years): found in it, while another decade or
     century, or ninety years, is caught."""
     assert supported(article, "man and man-db forked from a common code base in the mid-1990s.") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("事务发起者以只读属性公开，pkmon 也显示发起者的名称，这两项都由 Matthias Klumpp 完成。", True),
+    ("上述两项改动都由 Matthias Klumpp 完成。", True),
+    ("这一版包含三项改动，都由 Matthias Klumpp 完成。", False),
+])
+def test_a_chinese_count_after_zhe_points_back_and_is_no_fact(article: str, found: bool) -> None:
+    """这两项 / 上述两项 ("these two") counts what the article has just listed, as "these two" is not checked in
+    English; a count without the demonstrative (三项改动) is still checked against the source."""
+    source = "Expose the transaction sender on the bus (Matthias Klumpp)\npkmon: show sender binary name (Matthias Klumpp)"
+    assert supported(article, source) is found
