@@ -135,6 +135,10 @@ _NOT_GIVEN = "的了是在也都就不有这那个些们者人多家我你他她
 _HAN = r"[\u4e00-\u9fff]"
 _CONJUNCTIONS = "和与及"
 _GIVEN = rf"[^\W\d_{_NOT_GIVEN}a-zA-Z]"
+# common nouns that speak in a text (项目表示, 程序指出, 公司称) and open with a surname's character: no names, as
+# SPEAKER_NOUNS are not in English
+ZH_SPEAKER_NOUNS = frozenset("""项目 项目组 程序 程序员 公司 政府 官方 方面 报告 研究 调查 计划 文件 文档 邮件 时报 周报
+周刊 海关 单位 董事会 司法""".split())
 _SURNAME = "|".join(sorted(SURNAMES, key=len, reverse=True))
 _TITLE = "|".join(sorted(TITLES, key=len, reverse=True))
 # 说 of 说明 (a description, explains), 说法, 说服 is no verb of saying: 项目说明指出 names no 项目
@@ -165,6 +169,8 @@ def scan_zh_names(scan: Scan) -> None:
             name = m.group(1)
             if any(name.startswith(title) for title in TITLES):
                 continue  # 管理员说: a title, not 管 and a given name
+            if name in ZH_SPEAKER_NOUNS:
+                continue  # 项目表示: the project speaks, not a Mr 项 (a common noun opening with a surname)
             if name[0] in _CONJUNCTIONS and m.start(1) > m.start():
                 continue  # 组管理员和成员: a title and another noun joined by 和, not a Mr 和 after a title
             take(m.start(1), m.end(1), name, None if exact else name[:-1])

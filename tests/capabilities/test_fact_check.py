@@ -740,7 +740,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
     ("heldout2-2026-12-06.jsonl", 2, 6),   # the ninth tuning set: 'Expat XML' and a sum, the writer's own
-    ("heldout3-2026-12-06.jsonl", 4, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
+    ("heldout3-2026-12-06.jsonl", 3, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the
@@ -833,3 +833,16 @@ def test_a_chinese_count_after_zhe_points_back_and_is_no_fact(article: str, foun
     English; a count without the demonstrative (三项改动) is still checked against the source."""
     source = "Expose the transaction sender on the bus (Matthias Klumpp)\npkmon: show sender binary name (Matthias Klumpp)"
     assert supported(article, source) is found
+
+
+@pytest.mark.parametrize(("article", "names"), [
+    ("项目表示非常欢迎各种贡献。", []),
+    ("程序员说，这个版本更快。", []),
+    ("项明表示非常欢迎各种贡献。", ["项明"]),
+    ("程刚指出，这个版本更快。", ["程刚"]),
+])
+def test_a_common_noun_opening_with_a_surname_before_a_verb_of_saying_is_no_name(article: str,
+                                                                                   names: list[str]) -> None:
+    """项目表示 (the project says) is no Mr 项 speaking, as "Developers said" is no name; a surname with a given name
+    before a verb of saying (项明表示, 程刚指出) is still a name to check."""
+    assert [f.text for f in extract_facts(article) if f.kind == FactKind.name] == names
