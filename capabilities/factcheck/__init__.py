@@ -268,6 +268,17 @@ def _passage_of_words(evidence: _Evidence, key: str) -> str:
     return " ".join(evidence.text.split())[:400]
 
 
+def _glossed(fact: Fact, text: str) -> str | None:
+    """A Chinese term the article quotes as a term (什么是"外部函数接口"？) and itself gives as the translation of an
+    English one, "Foreign Function Interface（外部函数接口）" or the other way round: the English term's words, which
+    a source must hold for the quoted term to be the sources'."""
+    if not re.search(r"[\u4e00-\u9fff]", fact.text):
+        return None
+    term, english = re.escape(fact.text), r"([A-Za-z][A-Za-z0-9'’ -]*[A-Za-z0-9])"
+    hit = re.search(rf"{english}\s*[（(]\s*{term}\s*[)）]", text) or re.search(rf"{term}\s*[（(]\s*{english}\s*[)）]", text)
+    return " ".join(words(hit.group(1))) if hit and len(words(hit.group(1))) >= 2 else None
+
+
 def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = None) -> FactReport:
     """Each checkable fact of ``text`` with the source (or brief, 0) and passage that holds it, if any."""
     evidence = [_Evidence(n, extract_facts(t, source=True), _source_words(t), t) for n, t in sources]
@@ -277,6 +288,9 @@ def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = N
     checked = []
     for fact in extract_facts(text):
         hit = next(((e.number, p) for e in evidence if (p := _supports(fact, e, everything)) is not None), None)
+        if hit is None and fact.kind == FactKind.quote and (english := _glossed(fact, text)):
+            hit = next(((e.number, _passage_of_words(e, english)) for e in evidence
+                        if has_run(e.words, english.split()) >= 0), None)
         checked.append(CheckedFact(fact, hit is not None, hit[0] if hit else None, hit[1] if hit else None))
     return FactReport(tuple(checked))
 

@@ -740,7 +740,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
     ("heldout2-2026-12-06.jsonl", 2, 6),   # the ninth tuning set: 'Expat XML' and a sum, the writer's own
-    ("heldout3-2026-12-06.jsonl", 3, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
+    ("heldout3-2026-12-06.jsonl", 2, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the
@@ -846,3 +846,15 @@ def test_a_common_noun_opening_with_a_surname_before_a_verb_of_saying_is_no_name
     """项目表示 (the project says) is no Mr 项 speaking, as "Developers said" is no name; a surname with a given name
     before a verb of saying (项明表示, 程刚指出) is still a name to check."""
     assert [f.text for f in extract_facts(article) if f.kind == FactKind.name] == names
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ('什么是"外部函数接口"？FFI 是 Foreign Function Interface（外部函数接口）的缩写。', True),
+    ('什么是"外部函数接口"？FFI 即外部函数接口（Foreign Function Interface）。', True),
+    ('什么是"外部函数调用"？FFI 是 Foreign Function Interface（外部函数接口）的缩写。', False),
+    ('什么是"外部函数接口"？FFI 是 Foreign Function Invocation（外部函数接口）的缩写。', False),
+])
+def test_a_quoted_chinese_term_the_article_glosses_as_a_source_term_is_found(article: str, found: bool) -> None:
+    """A term quoted as a term and glossed by the article as the translation of the source's English term is the
+    source's; a quoted term it does not gloss, or one glossing an English term the source lacks, is caught."""
+    assert supported(article, "FFI stands for Foreign Function Interface.") is found
