@@ -35,7 +35,10 @@ UNITS = {
     "day": "day", "days": "day", "天": "day", "week": "week", "weeks": "week", "周": "week",
     "month": "month", "months": "month", "个月": "month", "year": "year_unit", "years": "year_unit", "年": "year_unit",
     "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "byte": "byte", "bytes": "byte",
-    "kib": "kib", "mib": "mib", "gib": "gib", "tib": "tib",
+    "kib": "kib", "mib": "mib", "gib": "gib", "tib": "tib", "pb": "pb", "eb": "eb",
+    # the byte units in words: 16 exabytes is not 16 petabytes
+    "kilobytes": "kb", "kilobyte": "kb", "megabytes": "mb", "megabyte": "mb", "gigabytes": "gb", "gigabyte": "gb",
+    "terabytes": "tb", "terabyte": "tb", "petabytes": "pb", "petabyte": "pb", "exabytes": "eb", "exabyte": "eb",
     "km": "km", "m": "m", "cm": "cm", "mm": "mm", "kg": "kg", "g": "g", "t": "t", "tonnes": "t", "tons": "t",
     "kilometres": "km", "kilometers": "km", "kilometre": "km", "kilometer": "km", "metres": "m", "meters": "m",
     "metre": "m", "meter": "m", "kilograms": "kg", "kilogram": "kg", "tonne": "t", "ton": "t",

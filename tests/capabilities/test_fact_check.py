@@ -740,7 +740,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
     ("heldout2-2026-12-06.jsonl", 2, 6),   # the ninth tuning set: 'Expat XML' and a sum, the writer's own
-    ("heldout3-2026-12-06.jsonl", 2, 2),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
+    ("heldout3-2026-12-06.jsonl", 2, 1),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the
@@ -858,3 +858,16 @@ def test_a_quoted_chinese_term_the_article_glosses_as_a_source_term_is_found(art
     """A term quoted as a term and glossed by the article as the translation of the source's English term is the
     source's; a quoted term it does not gloss, or one glossing an English term the source lacks, is caught."""
     assert supported(article, "FFI stands for Foreign Function Interface.") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("If long is 64 bits, the limit is 16 exabytes.", True),
+    ("If long is 64 bits, the limit is 16 EB.", True),
+    ("The old limit was 4 gigabytes.", True),
+    ("If long is 64 bits, the limit is 16 petabytes.", False),
+    ("The old limit was 4 terabytes.", False),
+])
+def test_byte_units_written_as_words_keep_their_unit(article: str, found: bool) -> None:
+    """16 exabytes is 16 EB and 4 gigabytes 4 GB; 16 petabytes or 4 terabytes is a wrong unit, caught."""
+    source = 'The 4 GB limit exists only if "long" is 32 bits. If it is 64 bits, then the limit is 16 exabytes.'
+    assert supported(article, source) is found
