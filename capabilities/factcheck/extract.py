@@ -270,8 +270,16 @@ def _counts_the_list_after(text: str, at: int, value: Decimal) -> bool:
     hit = re.match(r"[^.:;!?\n]{0,40}?:\s*([^.;!?\n]+)", text[at:at + 400])
     if not hit:
         return False
-    items = [i for i in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", hit.group(1).strip()) if i.strip()]
-    return len(items) == value
+    listed = hit.group(1).strip()
+    # a list with commas is split at its commas, and its last item at its last "and" unless a comma opens that
+    # "and" (the Oxford comma): "a cache and branch-prediction profiler, and a heap profiler" ends in two items
+    if "," in listed:
+        items = re.split(r",\s*(?:and\s+|or\s+)?", listed)
+        if not re.search(r",\s*(?:and|or)\s", listed):
+            items[-1:] = re.split(r"\s+(?:and|or)\s+(?!.*\s(?:and|or)\s)", items[-1])
+    else:
+        items = re.split(r"\s+(?:and|or)\s+", listed)
+    return len([i for i in items if i.strip()]) == value
 
 
 # a quotation cut short ("we will ... go back", "it […] was fixed") or with the writer's words in brackets ("it [the

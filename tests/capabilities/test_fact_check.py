@@ -740,7 +740,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
     ("heldout2-2026-12-06.jsonl", 2, 6),   # the ninth tuning set: 'Expat XML' and a sum, the writer's own
-    ("heldout3-2026-12-06.jsonl", 2, 1),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
+    ("heldout3-2026-12-06.jsonl", 2, 0),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the
@@ -870,4 +870,17 @@ def test_a_quoted_chinese_term_the_article_glosses_as_a_source_term_is_found(art
 def test_byte_units_written_as_words_keep_their_unit(article: str, found: bool) -> None:
     """16 exabytes is 16 EB and 4 gigabytes 4 GB; 16 petabytes or 4 terabytes is a wrong unit, caught."""
     source = 'The 4 GB limit exists only if "long" is 32 bits. If it is 64 bits, then the limit is 16 exabytes.'
+    assert supported(article, source) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("It includes six production-quality tools: a memory error detector, two thread error detectors, a cache and "
+     "branch-prediction profiler, a call-graph generating profiler, and a heap profiler.", True),
+    ("It includes seven production-quality tools: a memory error detector, two thread error detectors, a cache and "
+     "branch-prediction profiler, a call-graph generating profiler, and a heap profiler.", False),
+])
+def test_an_and_inside_a_comma_separated_item_does_not_split_the_list(article: str, found: bool) -> None:
+    """"a cache and branch-prediction profiler, ..., and a heap profiler" is one item then the last: a count of the
+    list is not taken for the count of items split at every "and", so a changed count (seven) is still checked."""
+    source = "Valgrind currently includes six production-quality tools: a memory error detector, two thread error detectors."
     assert supported(article, source) is found
