@@ -181,6 +181,7 @@ class ScriptedModel:
     requests: list[dict[str, Any]] = field(default_factory=list)
     text_silence: float = 0.0
     text_gap: float = 0.0
+    piece_words: int = 4  # words in one streamed piece of a plain completion
     streams: bool = True  # False: a stream request is answered with one JSON completion, as some servers do
     _server: ThreadingHTTPServer | None = None
     _ids: int = 0
@@ -223,7 +224,7 @@ class ScriptedModel:
                 """The completion as server-sent chunks: its text a few words a piece, ``text_gap`` apart."""
                 choice = completion["choices"][0]
                 text = choice["message"].get("content") or ""
-                pieces = re.findall(r"\S+(?:\s+\S+){0,3}\s*|\s+", text) or [""]
+                pieces = re.findall(rf"\S+(?:\s+\S+){{0,{model.piece_words - 1}}}\s*|\s+", text) or [""]
                 base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
                 chunks = [base | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
                                                "finish_reason": None}]}]
