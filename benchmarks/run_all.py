@@ -18,7 +18,8 @@ import time
 from benchmarks.common import ROOT
 
 BENCHMARKS = ("bench_gateway", "bench_agent_turn", "bench_ledger_diff", "bench_claim_scan", "bench_audit", "bench_idle",
-              "bench_local_model", "bench_dashboard", "bench_celery", "bench_ledger_scale", "bench_scheduler")
+              "bench_local_model", "bench_dashboard", "bench_celery", "bench_ledger_scale", "bench_scheduler",
+              "bench_metrics_memory")
 
 
 def main(argv: list[str] | None = None) -> int:

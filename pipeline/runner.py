@@ -261,7 +261,7 @@ def _agent_loop(runtime: Runtime, journal: RunJournal, topic: str | None, cancel
     llm = make_chat_model(runtime.openai_client, runtime.endpoint, runtime.settings, sleep=sleep,
                           on_retry=on_llm_retry, on_tokens=on_tokens, deadline=runtime.deadline,
                           tracing=runtime.tracing)
-    store = LedgerStore(runtime.sessions, journal.run_id, runtime.settings.pipeline)
+    store = LedgerStore(runtime.sessions, journal.run_id, runtime.settings.pipeline, runtime.tracing)
     ctx = CapabilityContext(run_id=journal.run_id, settings=runtime.settings, store=store,
                             http=runtime.http, page_http=runtime.page_http, text_model=llm, target=runtime.target, forced_topic=topic)
     gate = ReviewGate(runtime.settings, runtime.sessions, journal.run_id) if runtime.settings.review != "none" else None

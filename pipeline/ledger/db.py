@@ -14,6 +14,7 @@ before anything is opened; ``LedgerUnreadable`` says why an existing one cannot 
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
 from typing import TYPE_CHECKING
@@ -52,16 +53,21 @@ REVISION = re.compile(r"^revision(?:: str)? = ['\"]([^'\"]+)['\"]", re.MULTILINE
 DOWN_REVISION = re.compile(r"^down_revision(?:: [^=]+)? = ['\"]([^'\"]+)['\"]", re.MULTILINE)
 
 
-def _in_migrations(field: re.Pattern[str]) -> set[str]:
-    return {m.group(1) for f in (MIGRATIONS_DIR / "versions").glob("*.py") if (m := field.search(f.read_text()))}
+@cache
+def _in_migrations(field: re.Pattern[str]) -> frozenset[str]:
+    """``field`` of every shipped migration, read from the files once per process: they do not change under a
+    running factline, and a process that opens several ledgers (a scheduler of many pipelines, the tests)
+    would otherwise read them all again at each open."""
+    return frozenset(m.group(1) for f in (MIGRATIONS_DIR / "versions").glob("*.py")
+                     if (m := field.search(f.read_text())))
 
 
-def known_revisions() -> set[str]:
+def known_revisions() -> frozenset[str]:
     """The migrations this factline ships, read from their files (read-only commands never import alembic)."""
     return _in_migrations(REVISION)
 
 
-def head_revisions() -> set[str]:
+def head_revisions() -> frozenset[str]:
     """The shipped migrations no other one follows: where ``upgrade`` takes a ledger."""
     return known_revisions() - _in_migrations(DOWN_REVISION)
 

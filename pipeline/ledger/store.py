@@ -24,6 +24,7 @@ from pipeline.ledger.numbers import next_registration_number
 from pipeline.ledger.summary import run_summary
 from pipeline.ledger.reviews import rejected_topics
 from pipeline.outcome import HOLDS_TOPIC, IntentStatus
+from pipeline.tracing import NO_TRACING, Tracing
 
 TOPIC_BATCH = 1000  # rows per INSERT: 2,000 bind parameters, far below PostgreSQL's 65,535 and SQLite's 32,766
 
@@ -84,12 +85,15 @@ def complete_intent(sessions: sessionmaker[Session], key: str, external_id: str,
 
 
 class LedgerStore:
-    """The ledger as one run of one pipeline sees it."""
+    """The ledger as one run of one pipeline sees it. What it records of a fact check also goes to the span
+    current in the trace (pipeline.tracing), as RunJournal does with the rest of the run."""
 
-    def __init__(self, sessions: sessionmaker[Session], run_id: int, pipeline: str = "content") -> None:
+    def __init__(self, sessions: sessionmaker[Session], run_id: int, pipeline: str = "content",
+                 tracing: Tracing = NO_TRACING) -> None:
         self.sessions = sessions
         self.run_id = run_id
         self.pipeline = pipeline
+        self.tracing = tracing
 
     # topics -----------------------------------------------------------------
     def topic(self, topic_id: int) -> TopicRecord | None:
@@ -230,7 +234,7 @@ class LedgerStore:
     # fact checks ------------------------------------------------------------
     def record_fact_check(self, *, draft_version_id: int, round: int, mode: str, status: str, detail: str,
                           facts: list[CheckedFact]) -> None:
-        """One check and each of its facts, in one transaction."""
+        """One check and each of its facts, in one transaction; then the check as span events (_trace_fact_check)."""
         with self.sessions.begin() as s:
             check = FactCheck(run_id=self.run_id, draft_version_id=draft_version_id, round=round, mode=mode,
                               status=status, facts=len(facts), unsupported=sum(not f.supported for f in facts),
@@ -240,6 +244,23 @@ class LedgerStore:
             s.add_all(FactCheckItem(fact_check_id=check.id, kind=f.fact.kind, fact=f.fact.text, sentence=f.fact.sentence,
                                     supported=f.supported, source_number=f.source_number, passage=f.passage)
                       for f in facts)
+        self._trace_fact_check(draft_version_id, round, mode, status, facts)
+
+    def _trace_fact_check(self, draft_version_id: int, round: int, mode: str, status: str,
+                          facts: list[CheckedFact]) -> None:
+        """The check's row as a ``factline.fact_check`` event on the current span (the fact_check tool call's
+        execute_tool); each unsupported fact's text and sentence (article text) only with content capture."""
+        unsupported = [f for f in facts if not f.supported]
+        span = self.tracing.current()
+        span.event("factline.fact_check", {
+            "draft_version_id": draft_version_id, "round": round, "mode": mode, "status": status,
+            "facts": len(facts), "unsupported": len(unsupported),
+            "unsupported_kinds": [str(f.fact.kind) for f in unsupported]})
+        if self.tracing.content_capture:
+            for f in unsupported:
+                span.event("factline.fact_check.unsupported", {
+                    "draft_version_id": draft_version_id, "round": round, "kind": str(f.fact.kind),
+                    "fact": f.fact.text, "sentence": f.fact.sentence})
 
     def fact_check_status(self, draft_version_id: int) -> str | None:
         """The status of the version's latest fact check (passed, warned, failed, off), None if never checked."""

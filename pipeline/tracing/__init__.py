@@ -6,9 +6,10 @@
         chat <model>               a capability's completion (write_draft, humanize)
 
 Guard findings, nudges, retries, escalations, the stop and every other run event the ledger records
-(pipeline.ledger.journal) are span events on the span current when they happen. Message, argument and
-result text go into spans only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; every text
-passes the run's Redactor first, so no secret reaches a collector.
+(pipeline.ledger.journal), and each fact check (pipeline.ledger.store), are span events on the span current
+when they happen. Message, argument, result and article text go into spans only with
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; every text passes the run's Redactor first, so no
+secret reaches a collector.
 
 This module is the seam: ``Tracing`` and ``Span`` here do nothing (tracing off, and the SDK need not be
 installed); ``open_tracing`` returns the OpenTelemetry implementation (pipeline.tracing.otel) when the

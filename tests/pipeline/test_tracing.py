@@ -9,11 +9,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import pytest
 from loguru import logger
 from pydantic import SecretStr
+from sqlalchemy import select
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -22,13 +24,15 @@ from capabilities import CATALOG
 from config import ConfigError, Settings, load_settings
 from config.secrets import Redactor
 from pipeline.ledger.detail import run_detail
+from pipeline.ledger.models import FactCheck
 from pipeline.metrics import Metrics
-from pipeline.runner import run_once
+from pipeline.runner import RunResult, run_once
 from pipeline.runtime import Runtime, open_runtime
 from pipeline.tracing import NO_TRACING, open_tracing
 from pipeline.tracing.otel import OtelTracing
 from pipeline.web import WebServer, build_app, read_only_ledger
 from testkit.scripted_model import ScriptedModel, say, script
+from tests.pipeline.test_grounded_runs import FABRICATED, SOURCE, grounded_settings, writer_of
 
 STEPS = list(CATALOG)  # the pipeline in catalog order
 
@@ -123,6 +127,61 @@ def test_guard_findings_nudges_and_the_stop_are_span_events(settings: Settings, 
     assert (stop["verdict"], stop["reason"]) == ("hallucinated", "nudges_exhausted")
     finding = next(e for e in root.events if e.name == "factline.guard.finding").attributes
     assert finding["backed"] is False and finding["kind"] in ("claim", "ungrounded")
+
+
+def fabricated_run(db_url: str, model: ScriptedModel, tmp_path: Path, **overrides: object) -> tuple[
+        RunResult, list[ReadableSpan], list[tuple[object, ...]]]:
+    """A grounded run whose writer keeps a percentage and a person no source holds (tests/pipeline/test_grounded_runs.py):
+    its verdict, its spans and the ledger's fact_checks rows (version, round, mode, status, facts, unsupported, kinds)."""
+    (tmp_path / "lyon.md").write_text(SOURCE, encoding="utf-8")
+    model.writer = writer_of(FABRICATED)
+    exporter = InMemorySpanExporter()
+    with traced(grounded_settings(db_url, model, tmp_path, "lyon.md"), exporter, **overrides) as (rt, tracing):
+        result = run_once(rt)
+        spans = spans_of(exporter, tracing)
+        with rt.sessions() as s:
+            checks = {c.id: c for c in s.scalars(select(FactCheck).where(FactCheck.run_id == result.run_id))}
+            detail = run_detail(s, result.run_id)
+    kinds = [[f.kind for f in c.facts if not f.supported] for c in detail.fact_checks]
+    rows = [(c.draft_version_id, c.round, c.mode, c.status, c.facts, c.unsupported)
+            for _, c in sorted(checks.items())]
+    return result, spans, [(*row, k) for row, k in zip(rows, kinds, strict=True)]
+
+
+def fact_check_span(spans: list[ReadableSpan]) -> ReadableSpan:
+    (span,) = [s for s in spans if s.name == "execute_tool fact_check"]
+    return span
+
+
+def test_each_fact_check_is_an_event_of_its_tool_call_with_the_ledgers_counts(db_url: str, model: ScriptedModel,
+                                                                               tmp_path: Path) -> None:
+    """Every check the ledger records (the first and each revision's) is a factline.fact_check event on the fact_check
+    call's execute_tool span, with the fact_checks row's version, round, mode, status and counts and the missing
+    facts' kinds; without the content switch no event holds a fact's text."""
+    result, spans, rows = fabricated_run(db_url, model, tmp_path)
+    assert result.stop_reason == "fact_check" and len(rows) == 3
+    events = [e for e in fact_check_span(spans).events if e.name.startswith("factline.fact_check")]
+    assert [e.name for e in events] == ["factline.fact_check"] * 3
+    seen = [(e.attributes["draft_version_id"], e.attributes["round"], e.attributes["mode"], e.attributes["status"],
+             e.attributes["facts"], e.attributes["unsupported"], list(e.attributes["unsupported_kinds"]))
+            for e in events]
+    assert seen == rows
+    assert [(row[3], row[5], sorted(row[6])) for row in rows] == [("failed", 2, ["name", "percent"])] * 3
+    texts = " ".join(str(v) for s in spans for e in s.events for v in e.attributes.values()
+                     if e.name.startswith("factline.fact_check"))
+    assert "73%" not in texts and "Jane Smith" not in texts
+
+
+def test_with_content_capture_each_unsupported_fact_is_an_event_with_its_text(db_url: str, model: ScriptedModel,
+                                                                              tmp_path: Path) -> None:
+    """OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT on: each fact a check found in no source is a
+    factline.fact_check.unsupported event with the fact as the article writes it and its sentence."""
+    _, spans, rows = fabricated_run(db_url, model, tmp_path, otel_instrumentation_genai_capture_message_content=True)
+    unsupported = [e.attributes for e in fact_check_span(spans).events if e.name == "factline.fact_check.unsupported"]
+    assert len(unsupported) == sum(row[5] for row in rows) == 6  # two facts in each of three rounds
+    first = [(a["kind"], a["fact"]) for a in unsupported if a["round"] == 0]
+    assert sorted(first) == [("name", "Jane Smith"), ("percent", "73%")]
+    assert all("73%" in a["sentence"] and "Jane Smith" in a["sentence"] for a in unsupported)
 
 
 class Failing(SpanExporter):
