@@ -14,6 +14,7 @@ collector down, slow past OTEL_EXPORTER_OTLP_TIMEOUT, or refusing). Both counts 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -144,6 +145,18 @@ def _value(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+# Free-text details (a stop's, a failed call's, an error status) quote the article's or the model's words in
+# quotation marks: "2 facts not in the sources: '73%', 'Jane Smith'". Without content capture a trace keeps the
+# detail and elides what it quotes, so that no article text reaches a trace unasked (issue #25).
+QUOTED = re.compile(r"'[^'\n]+'|‘[^’\n]+’|“[^”\n]+”|「[^」\n]+」")
+DETAIL_KEYS = frozenset({"detail", "error"})
+
+
+def elide_quoted(text: str) -> str:
+    """``text`` with each quoted passage replaced by '…'."""
+    return QUOTED.sub("'…'", text)
+
+
 class OtelSpan(Span):
     def __init__(self, span: trace.Span, redact: Redactor, content_capture: bool) -> None:
         self.span, self.redact, self.capture = span, redact, content_capture
@@ -161,11 +174,15 @@ class OtelSpan(Span):
             self.set(attributes)
 
     def event(self, name: str, attributes: Mapping[str, Any]) -> None:
-        self.span.add_event(name, self._clean(attributes))
+        cleaned = self._clean(attributes)
+        if not self.capture:
+            cleaned = {k: elide_quoted(v) if k in DETAIL_KEYS and isinstance(v, str) else v for k, v in cleaned.items()}
+        self.span.add_event(name, cleaned)
 
     def fail(self, error_type: str, description: str = "") -> None:
         self.span.set_attribute("error.type", error_type)
-        self.span.set_status(Status(StatusCode.ERROR, self.redact(description)[:500] or None))
+        description = self.redact(description) if self.capture else elide_quoted(self.redact(description))
+        self.span.set_status(Status(StatusCode.ERROR, description[:500] or None))
 
 
 class OtelTracing(Tracing):

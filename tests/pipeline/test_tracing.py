@@ -184,6 +184,29 @@ def test_with_content_capture_each_unsupported_fact_is_an_event_with_its_text(db
     assert all("73%" in a["sentence"] and "Jane Smith" in a["sentence"] for a in unsupported)
 
 
+def everything_written(spans: Sequence[ReadableSpan]) -> str:
+    """Every attribute, event attribute and status description of ``spans``, as one text."""
+    parts = [str(v) for s in spans for v in s.attributes.values()]
+    parts += [str(v) for s in spans for e in s.events for v in e.attributes.values()]
+    parts += [s.status.description or "" for s in spans]
+    return " ".join(parts)
+
+
+def test_without_content_capture_no_span_quotes_the_facts_the_check_refused(db_url: str, model: ScriptedModel,
+                                                                            tmp_path: Path) -> None:
+    """The stop's detail and the failed call's and run's error status say "2 facts not in the sources: ..." with the
+    quoted article words elided unless the content switch is on; with it, the detail names them."""
+    _, spans, _ = fabricated_run(db_url, model, tmp_path)
+    written = everything_written(spans)
+    assert "facts not in the sources" in written
+    assert "73%" not in written and "Jane Smith" not in written
+    (tmp_path / "capture").mkdir()
+    _, captured, _ = fabricated_run(db_url, model, tmp_path / "capture",
+                                    otel_instrumentation_genai_capture_message_content=True)
+    stops = [e.attributes["detail"] for s in captured for e in s.events if e.name == "factline.stop"]
+    assert stops and "'73%'" in stops[0] and "'Jane Smith'" in stops[0]
+
+
 class Failing(SpanExporter):
     """A collector that refuses every batch."""
 
