@@ -40,6 +40,7 @@ from functools import cached_property
 from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
+from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
 
@@ -75,10 +76,10 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
             return passage
         if fact.kind == FactKind.name and (passage := _fuller_name(fact.key.split(), evidence)):
             return passage
-        if fact.kind == FactKind.name and " " not in fact.key and fact.key.isalpha():
-            # SQLite is named in sqlite3, Python in python3: a name and a version digit glued to it
-            if hit := re.search(rf"(?<![\w.]){re.escape(fact.key)}\d(?!\w)", evidence.text.casefold()):
-                return _sentence_around(evidence.text, hit.start())
+        if fact.kind == FactKind.name and (at := other_form(fact.text, fact.key, fact.sentence, evidence.text)) is not None:
+            # the name in another form a reader accepts (name_forms.py): FSF for the source's Free Software
+            # Foundation, readthedocs, pypi, a badge's address, RFC8878, sqlite3, two names glued by extraction
+            return _sentence_around(evidence.text, at)
         return None
     for found in evidence.facts:
         if _same_value(fact, found):

@@ -1,0 +1,49 @@
+"""Round 11: a name in another form than its source's (capabilities/factcheck/name_forms.py) is found, and a
+fabrication of the same class is still caught."""
+
+from __future__ import annotations
+
+import pytest
+
+from capabilities.factcheck import check_facts
+
+
+def supported(article: str, source: str) -> bool:
+    return check_facts(article, [(1, source)]).passed
+
+
+@pytest.mark.parametrize(("article", "source", "found"), [
+    # an acronym of a phrase the source spells out
+    ("The FSF distributes this version.", "The Free Software Foundation is distributing this version of patch.", True),
+    ("The ASF distributes this version.", "The Free Software Foundation is distributing this version of patch.", False),
+    ("The FSF distributes this version.", "The Free Software Federation Trust distributes it.", False),
+    # a phrase glued into one word, or split
+    ("It speaks Web Socket.", "It supports the websocket protocol.", True),
+    ("It speaks WebSocket.", "It supports the Web Socket protocol.", True),
+    ("It speaks WebTransport.", "It supports the Web Socket protocol.", False),
+    ("The docs live on Read the Docs.", "See https://pyjwt.readthedocs.io/en/stable/ for more.", True),
+    ("The docs live on Read the Manual.", "See https://pyjwt.readthedocs.io/en/stable/ for more.", False),
+    # PyPI-style initials
+    ("It is on the Python Package Index.", "Install it from https://pypi.org/project/pyjwt.", True),
+    ("It is on the Perl Package Index.", "Install it from https://pypi.org/project/pyjwt.", False),
+    ("Martin Keller found it.", "Make the change before the upgrade.", False),
+    # a name whose words are one of the source's addresses
+    ("Tests run on GitHub Actions.", ".. image:: x.svg\n   :target: https://github.com/akheron/jansson/actions", True),
+    ("Tests run on GitLab Actions.", ".. image:: x.svg\n   :target: https://github.com/akheron/jansson/actions", False),
+    # a name glued to a number
+    ("The format is an RFC.", "It is documented in [RFC8878](https://datatracker.ietf.org/doc/html/rfc8878).", True),
+    ("The format is an ISO.", "It is documented in [RFC8878](https://datatracker.ietf.org/doc/html/rfc8878).", False),
+    # two names the extraction glued, each in one source sentence
+    ("They ship as TrueType TTF files.", "They are compiled as TTF files (TrueType fonts).", True),
+    ("They ship as OpenType TTF files.", "They are compiled as TTF files (TrueType fonts).", False),
+    ("Debian MySQL was patched.", "Debian patched MySQL last week.", True),
+    ("Debian MySQL was patched.", "Debian patched it. MySQL is a database.", False),
+])
+def test_a_name_in_another_form_is_found_and_an_invented_one_is_not(article: str, source: str, found: bool) -> None:
+    assert supported(article, source) is found
+
+
+def test_an_organisation_suffix_never_lets_two_names_through() -> None:
+    """"Acme" and "Foundation" both in one source sentence is no "Acme Foundation": an invented organisation."""
+    source = "The Foundation thanked Acme for the servers."
+    assert not supported("The Acme Foundation paid for it.", source)
