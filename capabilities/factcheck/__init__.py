@@ -40,6 +40,7 @@ from functools import cached_property
 from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
+from capabilities.factcheck import counts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
@@ -86,6 +87,10 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
             return found.sentence
     if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
         return passage
+    if counts.is_count(fact) and ((at := counts.listed(fact, evidence.text)) is not None
+                                  or (at := counts.spanned(fact, evidence.text)) is not None):
+        # a count in words the source shows as a list of exactly that many items (counts.py): "three fixes"
+        return _sentence_around(evidence.text, at)
     if fact.kind == FactKind.number and fact.unit is None and re.fullmatch(r"[1-9]\d\d", fact.key):
         # a class of codes the source names: "every 5xx status" holds "503" given as an example of it
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
