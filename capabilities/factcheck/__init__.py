@@ -41,6 +41,7 @@ from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
 from capabilities.factcheck import counts
+from capabilities.factcheck.labelled import source_facts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
@@ -170,8 +171,14 @@ def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         product = fact.series
         if not product:
             return found.sentence
-        named_before = re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(written.group())}",
-                                 evidence.text, flags=re.I)
+        # the product right before the version, or with its series glued to it (a Debian source package's
+        # "boost1.37 (1.37.0-1)"), or the version under a label whose product the sources name ("## v0.9.0",
+        # "## [1.12.2]", "Version: 1.9.6": a change log or a control file of that product)
+        named_before = re.search(rf"(?<![\w.-]){re.escape(product)}(?:{re.escape(series)})?\W{{0,3}}"
+                                 rf"{re.escape(written.group())}", evidence.text, flags=re.I) or (
+            re.search(rf"^[ \t]*(?:#+[ \t]*\[?v?|version:?[ \t]*v?){re.escape(written.group())}(?![\w.])",
+                      evidence.text, flags=re.I | re.M)
+            and re.search(rf"(?<![\w.-]){re.escape(product)}(?![\w])", everything, flags=re.I))
         if not re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(series)}(?![\d.])", fact.sentence,
                          flags=re.I):
             named = named_before  # a range's version ("dconf, from 0.36 to 0.40"): the product right before it there
@@ -207,7 +214,9 @@ def _same_value(fact: Fact, found: Fact) -> bool:
             found.key == fact.key or (len(fact.key) == 2 and found.key[-2:] == fact.key))
     if fact.kind == FactKind.number:
         if found.kind == FactKind.year:
-            return fact.unit is None and found.key == fact.key
+            # a Chinese range of years read with its 年 ("1991 至 2018 年": 1991 is a year, no 1991 years)
+            year_range = fact.unit == "year_unit" and re.fullmatch(r"(?:18|19|20)\d\d", fact.key)
+            return (fact.unit is None or bool(year_range)) and found.key == fact.key
         if found.kind != FactKind.number or not _same_number(fact, found):
             return False
         return fact.unit is None or found.unit is None or _same_unit(fact.unit, found.unit)
@@ -287,7 +296,9 @@ def _glossed(fact: Fact, text: str) -> str | None:
 
 def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = None) -> FactReport:
     """Each checkable fact of ``text`` with the source (or brief, 0) and passage that holds it, if any."""
-    evidence = [_Evidence(n, extract_facts(t, source=True), _source_words(t), t) for n, t in sources]
+    # a source's labels and notations (labelled.py: a copyright line's years, 25/3/2003, bug=76868, compat v13, a
+    # Debian revision, 2-6x, 10K records) are its facts too
+    evidence = [_Evidence(n, extract_facts(t, source=True) + source_facts(t), _source_words(t), t) for n, t in sources]
     if brief:
         evidence.append(_Evidence(0, extract_facts(brief, source=True), words(brief), brief))
     everything = "\n".join(e.text for e in evidence)
