@@ -41,6 +41,7 @@ from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
 from capabilities.factcheck import counts
+from capabilities.factcheck.durations import between_dates
 from capabilities.factcheck.labelled import source_facts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
@@ -303,12 +304,19 @@ def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = N
         evidence.append(_Evidence(0, extract_facts(brief, source=True), words(brief), brief))
     everything = "\n".join(e.text for e in evidence)
     checked = []
-    for fact in extract_facts(text):
+    facts = extract_facts(text)
+    for fact in facts:
         hit = next(((e.number, p) for e in evidence if (p := _supports(fact, e, everything)) is not None), None)
         if hit is None and fact.kind == FactKind.quote and (english := _glossed(fact, text)):
             hit = next(((e.number, _passage_of_words(e, english)) for e in evidence
                         if has_run(e.words, english.split()) >= 0), None)
         checked.append(CheckedFact(fact, hit is not None, hit[0] if hit else None, hit[1] if hit else None))
+    for i, item in enumerate(checked):
+        # a span of days or weeks between two of the article's dates that the sources hold (durations.py)
+        if not item.supported and (around := between_dates(item.fact, text, facts)):
+            backing = [c for c in checked if c.supported and c.fact.kind == FactKind.date and c.fact.key in around]
+            if {c.fact.key for c in backing} == set(around):
+                checked[i] = CheckedFact(item.fact, True, backing[-1].source_number, backing[-1].passage)
     return FactReport(tuple(checked))
 
 __all__ = ["CheckedFact", "Fact", "FactKind", "FactReport", "check_facts", "extract_facts", "words", "zh_number"]
