@@ -45,18 +45,14 @@ def _content_words(text: str) -> set[str]:
             if len(w) >= 3 and w.casefold() not in _COMMON}
 
 
-@lru_cache(maxsize=64)
-def lists(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The source's lists, each as (its heading line, its items): bullet items in a row (continuation lines joined to
-    their item), the same with blank lines between, the "[ Name ]"
-    groups themselves (never one maintainer's items with another's), lines under a line ending in ":" (a list without marks), and a changelog's entries."""
-    lines = text.splitlines()
-    found: list[tuple[str, tuple[str, ...]]] = []
+def _bullet_lists(lines: list[str], level: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
+    """The bullet lists whose items stand at indentation ``level``: a deeper line is part of the item above it (a
+    continuation, or an item of a nested list), a shallower line (a nested list's parent item, a changelog header)
+    heads the next list."""
     heading = ""
     run: list[str] = []  # items with no blank line between
-    entry: list[str] = []  # items of one indentation, across blank lines and groups
+    entry: list[str] = []  # items of one indentation across blank lines: one maintainer's items in a changelog
     groups: list[str] = []
-    indent: str | None = None
 
     def close_run() -> None:
         if len(run) >= 2:
@@ -64,39 +60,47 @@ def lists(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         run.clear()
 
     def close_entry() -> None:
-        nonlocal indent
         close_run()
         if len(entry) >= 2:
             found.append((heading, tuple(entry)))
-        if len(groups) >= 2:
-            found.append((heading, tuple(groups)))
         entry.clear()
-        groups.clear()
-        indent = None
 
     for line in lines:
         bullet = _BULLET.match(line)
-        if bullet and (indent is None or bullet.group(1) == indent):
-            indent = bullet.group(1)
+        indent = len(line) - len(line.lstrip())
+        if bullet and bullet.group(1) == level:
             run.append(bullet.group(2))
             entry.append(bullet.group(2))
         elif not line.strip():
             close_run()
         elif _GROUP.match(line):  # one maintainer's items are one list: a count never runs across two names' work
-            close_run()
-            if len(entry) >= 2:
-                found.append((heading, tuple(entry)))
-            entry.clear()
+            close_entry()
             groups.append(line.strip())
-        elif indent is not None and len(line) - len(line.lstrip()) > len(indent):
-            if run:  # an item's continuation line, or an item of a deeper list: part of the item
+        elif indent > len(level) and entry:
+            if run:
                 run[-1] += " " + line.strip()
-            if entry:
-                entry[-1] += " " + line.strip()
+            entry[-1] += " " + line.strip()
         else:
             close_entry()
-            heading = line.strip()
+            if len(groups) >= 2:
+                found.append((heading, tuple(groups)))
+            groups.clear()
+            heading = (bullet.group(2) if bullet else line).strip()
     close_entry()
+    if len(groups) >= 2:
+        found.append((heading, tuple(groups)))
+
+
+@lru_cache(maxsize=64)
+def lists(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The source's lists, each as (its heading line, its items): bullet items of one indentation in a row (deeper
+    lines joined to their item), the same across blank lines (never one maintainer's items with another's), the
+    "[ Name ]" groups of a changelog entry, lines under a line ending in ":" (a list without marks), and a changelog's
+    entries."""
+    lines = text.splitlines()
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for level in sorted({m.group(1) for line in lines if (m := _BULLET.match(line))}):
+        _bullet_lists(lines, level, found)
     # lines under a heading that ends in ":" ("Available fonts (...):") up to a blank line: a list without marks
     for m in re.finditer(r"^([^\n]*:)[ \t]*\n(?:[ \t]*\n)?((?:[^\n]{1,80}\n?){2,})", text, flags=re.M):
         items = [line.strip() for line in m.group(2).splitlines() if line.strip()]

@@ -76,3 +76,21 @@ def test_a_count_in_digits_is_the_sources_own_and_not_read_from_a_list() -> None
 ])
 def test_a_count_the_article_spans_with_two_source_identifiers_is_found(article: str, found: bool) -> None:
     assert supported(article, CVES) is found
+
+
+NESTED = """* The interface to GNU make's "jobserver" is stable.
+
+* VMS-specific changes:
+  * Perl test harness now works.
+  * Full support for converting Unix exit status codes to VMS exit status
+    codes.
+"""
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("针对 VMS 的改动有两项：一是 Perl 测试框架可以工作了；二是支持把 Unix 退出状态码转换为 VMS 退出状态码。", True),
+    ("针对 VMS 的改动有三项：一是 Perl 测试框架可以工作了；二是支持把 Unix 退出状态码转换为 VMS 退出状态码。", False),
+])
+def test_a_count_of_a_nested_list_is_found(article: str, found: bool) -> None:
+    """A list under a parent item ("* VMS-specific changes:" and its two items) is a list of its own."""
+    assert supported(article, NESTED) is found
