@@ -221,6 +221,9 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         if found.kind != FactKind.number or not _same_number(fact, found):
             return False
         return fact.unit is None or found.unit is None or _same_unit(fact.unit, found.unit)
+    if fact.kind == FactKind.url and found.kind == FactKind.url and "?" in found.key:
+        # the page of a source's address without its query (a badge's ".../actions?query=workflow%3ACI")
+        return found.key == fact.key or found.key.split("?", 1)[0].rstrip("/") == fact.key
     if fact.kind == FactKind.date and found.kind == FactKind.date:
         if re.fullmatch(r"\d\d(?:-\d\d)?", fact.key):  # a month and day without a year (May 1): any year's
             without_year = found.key[5:] if re.match(r"\d{4}-", found.key) else found.key  # a source's 5月1日 too

@@ -91,7 +91,8 @@ def _clean(markdown: str) -> str:
 
 
 def _scan_urls(scan: Scan) -> None:
-    for m in re.finditer(r"https?://[^\s<>()\"'\u3000-\u303f\uff00-\uffef]*[^\s<>()\"'.,;:!?\u3000-\u303f\uff00-\uffef]",
+    # an address never ends in "]": a reST or Markdown bracket around it ("[http://www.boost.org/...#naming]")
+    for m in re.finditer(r"https?://[^\s<>()\"'\u3000-\u303f\uff00-\uffef]*[^\s<>()\"'.,;:!?\]\u3000-\u303f\uff00-\uffef]",
                          scan.masked):
         scan.take(m, FactKind.url, normalise(m.group()).split("://", 1)[1].rstrip("/"))
 

@@ -47,3 +47,19 @@ def test_an_organisation_suffix_never_lets_two_names_through() -> None:
     """"Acme" and "Foundation" both in one source sentence is no "Acme Foundation": an invented organisation."""
     source = "The Foundation thanked Acme for the servers."
     assert not supported("The Acme Foundation paid for it.", source)
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Naming is at http://www.boost.org/more/getting_started/unix-variants.html#library-naming.", True),
+    ("Naming is at http://www.boost.org/more/getting_started/unix-variants.html#library-names.", False),
+])
+def test_an_address_in_brackets_is_read_without_the_bracket(article: str, found: bool) -> None:
+    assert supported(article, "  [http://www.boost.org/more/getting_started/unix-variants.html#library-naming]") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("CI runs at https://github.com/jpadilla/pyjwt/actions.", True),
+    ("CI runs at https://github.com/jpadilla/pyjwt/workflows.", False),
+])
+def test_an_address_without_the_sources_query_is_its_page(article: str, found: bool) -> None:
+    assert supported(article, ":target: https://github.com/jpadilla/pyjwt/actions?query=workflow%3ACI") is found
