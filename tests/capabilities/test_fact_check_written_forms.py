@@ -63,3 +63,19 @@ def test_an_address_in_brackets_is_read_without_the_bracket(article: str, found:
 ])
 def test_an_address_without_the_sources_query_is_its_page(article: str, found: bool) -> None:
     assert supported(article, ":target: https://github.com/jpadilla/pyjwt/actions?query=workflow%3ACI") is found
+
+
+def test_a_word_after_a_quoted_sentence_opens_a_sentence() -> None:
+    """'"... for some reason." Authors who want' : Authors opens a sentence (no name); a speaker there still is one."""
+    source = 'It was claimed fixed in 3.81, "but wasn\'t, for some reason."'
+    assert supported('The notes say it was claimed fixed in 3.81, "but wasn\'t, for some reason." Authors who '
+                     'want both can use a variable.', source)
+    assert not supported('The notes say it was claimed fixed in 3.81, "but wasn\'t, for some reason." Berger said '
+                         'so.', source)
+
+
+def test_wenti_is_no_verb_of_saying() -> None:
+    """问 of 问题 (a problem) asks nothing: 时遇到问题 names no one; 张明问 is still a name."""
+    source = "If you hit problems with cgroupv2, switch back to the hybrid setup."
+    assert supported("如果用户在使用 cgroupv2 时遇到问题，可以切回混合配置。", source)
+    assert not supported("张明问，cgroupv2 是否可以切回混合配置。", source)
