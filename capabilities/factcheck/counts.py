@@ -154,6 +154,18 @@ def spanned(fact: Fact, text: str) -> int | None:
     return None
 
 
+def numbered(fact: Fact, text: str) -> int | None:
+    """A count of things the source numbers one by one ("三个 xterm 终端窗口" for its "xterm 1", "xterm 2" and "another
+    xterm [3]"): the thing is the word right after the count, and the source's numbers after it are exactly 1 to the
+    count. Where the first stands in ``text``, or None."""
+    count = int(Decimal(fact.key))
+    for word in _qualifiers(fact):
+        hits = list(re.finditer(rf"(?<![\w-]){re.escape(word)}\s*\[?(\d{{1,2}})\]?(?![\w.])", text, flags=re.I))
+        if hits and {int(h.group(1)) for h in hits} == set(range(1, count + 1)):
+            return hits[0].start()
+    return None
+
+
 def _qualifiers(fact: Fact) -> set[str]:
     """The words right after the count that say which things it counts ("eight condensed variants": condensed), the
     only words a subset of a list is picked by: any word of the sentence would pick too many subsets."""

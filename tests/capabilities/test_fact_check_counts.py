@@ -94,3 +94,12 @@ NESTED = """* The interface to GNU make's "jobserver" is stable.
 def test_a_count_of_a_nested_list_is_found(article: str, found: bool) -> None:
     """A list under a parent item ("* VMS-specific changes:" and its two items) is a list of its own."""
     assert supported(article, NESTED) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("调试需要同时用到三个 xterm 终端窗口。", True),
+    ("调试需要同时用到四个 xterm 终端窗口。", False),
+])
+def test_a_count_of_things_the_source_numbers_one_by_one_is_found(article: str, found: bool) -> None:
+    source = "Start faked in xterm 1:\nSend signals to faked in xterm 2:\nThe program runs in another xterm [3], or gdb."
+    assert supported(article, source) is found
