@@ -42,7 +42,7 @@ from decimal import Decimal, InvalidOperation
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
 from capabilities.factcheck import counts
 from capabilities.factcheck.durations import between_dates
-from capabilities.factcheck.labelled import source_facts
+from capabilities.factcheck.labelled import debian_release, source_facts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
@@ -89,8 +89,11 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
             return found.sentence
     if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
         return passage
+    if (at := debian_release(fact, evidence.text)) is not None:  # Debian 12 in +deb12u3 (labelled.py)
+        return _sentence_around(evidence.text, at)
     if counts.is_count(fact) and ((at := counts.listed(fact, evidence.text)) is not None
-                                  or (at := counts.spanned(fact, evidence.text)) is not None):
+                                  or (at := counts.spanned(fact, evidence.text)) is not None
+                                  or (at := counts.numbered(fact, evidence.text)) is not None):
         # a count in words the source shows as a list of exactly that many items (counts.py): "three fixes"
         return _sentence_around(evidence.text, at)
     if fact.kind == FactKind.number and fact.unit is None and re.fullmatch(r"[1-9]\d\d", fact.key):

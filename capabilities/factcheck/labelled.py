@@ -9,6 +9,8 @@ source states, letter for letter, so a fabricated value is not found by it.
     Debian revision  "devmapper (2:1.02.27-3) unstable; urgency=low": the upload's revision 3
     multiple         "2-6x as fast", "3× faster": 6 (and 2), as 六倍, "six times"
     thousands        "10K records": 10000 (一万条), but never 10K bytes or blocks of 1 KiB
+    Debian release   "krb5 (1.20.1-2+deb12u3) bookworm": an upload for Debian 12 ("Debian 12", the series of the
+                     release the +debNuM suffix of a stable update names; debian_release)
 """
 
 from __future__ import annotations
@@ -61,3 +63,12 @@ def source_facts(text: str) -> list[Fact]:
     for m in _THOUSANDS.finditer(text):
         add(FactKind.number, m.group(1) + "K", _number(Decimal(m.group(1)) * 1000), m.start())
     return facts
+
+
+def debian_release(fact: Fact, text: str) -> int | None:
+    """"Debian 12" (a release series after the product Debian) in a source's stable update version, +deb12u3: Debian's
+    own suffix for an upload to that release. Where it stands in ``text``, or None; another release is not found."""
+    if fact.kind != FactKind.number or (fact.series or "").casefold() != "debian" or not fact.key.isdigit():
+        return None
+    hit = re.search(rf"\+deb{fact.key}u\d+", text)
+    return hit.start() if hit else None

@@ -56,3 +56,11 @@ def test_a_release_series_under_a_changelog_label_is_found(article: str, found: 
 ])
 def test_a_release_series_glued_to_its_product_is_found(article: str, found: bool) -> None:
     assert supported(article, "boost1.37 (1.37.0-1) unstable; urgency=low\n\n  * The single-threaded variant.") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Kerberos in Debian 12: a string of security fixes.", True),
+    ("Kerberos in Debian 11: a string of security fixes.", False),
+])
+def test_a_debian_release_in_a_stable_update_suffix_is_found(article: str, found: bool) -> None:
+    assert supported(article, "krb5 (1.20.1-2+deb12u3) bookworm; urgency=medium\n\n  * Kerberos fixes.") is found
