@@ -41,7 +41,7 @@ from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
 from capabilities.factcheck import counts
-from capabilities.factcheck.durations import between_dates
+from capabilities.factcheck.durations import between_dates, word_spans
 from capabilities.factcheck.labelled import debian_release, source_facts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
@@ -323,6 +323,14 @@ def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = N
             backing = [c for c in checked if c.supported and c.fact.kind == FactKind.date and c.fact.key in around]
             if {c.fact.key for c in backing} == set(around):
                 checked[i] = CheckedFact(item.fact, True, backing[-1].source_number, backing[-1].passage)
+    for span, around, agrees in word_spans(text, facts):
+        # "a week later, on November 23": checked against the article's two dates when the sources hold both
+        backing = [c for c in checked if c.supported and c.fact.kind == FactKind.date and c.fact.key in around]
+        if {c.fact.key for c in backing} == set(around):
+            sentence = next((c.fact.sentence for c in backing if c.fact.key == around[1]), "")
+            span = Fact(span.kind, span.text, span.key, sentence, unit=span.unit)
+            checked.append(CheckedFact(span, agrees, backing[-1].source_number if agrees else None,
+                                       backing[-1].passage if agrees else None))
     return FactReport(tuple(checked))
 
 __all__ = ["CheckedFact", "Fact", "FactKind", "FactReport", "check_facts", "extract_facts", "words", "zh_number"]
