@@ -103,3 +103,13 @@ def test_a_count_of_a_nested_list_is_found(article: str, found: bool) -> None:
 def test_a_count_of_things_the_source_numbers_one_by_one_is_found(article: str, found: bool) -> None:
     source = "Start faked in xterm 1:\nSend signals to faked in xterm 2:\nThe program runs in another xterm [3], or gdb."
     assert supported(article, source) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("新增了对 Librem5、PinePhone 和 PineBook 三款硬件的支持。", True),
+    ("新增了对 Librem5、PinePhone 和 PineBook 四款硬件的支持。", False),
+])
+def test_kuan_counts_models_and_is_checked(article: str, found: bool) -> None:
+    """款 counts models (三款硬件): a count like 台 or 套, checked, and found in a list of that many."""
+    source = "  * Add support for:\n    - Librem5\n    - PinePhone\n    - PineBook\n"
+    assert supported(article, source) is found
