@@ -294,6 +294,10 @@ def _quote_key(quoted: str) -> str:
     return QUOTE_PARTS.join(part for part in parts if part)
 
 
+_ATTRIBUTED = re.compile(r"\b(?:called|calls|dubbed|termed|branded|described\s+(?:it\s+|them\s+)?as|labell?ed\s+(?:it\s+)?as)"
+                         r"\s*(?:it\s+|them\s+|this\s+)?$", re.I)
+
+
 def _scan_quotes(scan: Scan) -> None:
     for opening, closing in QUOTES:
         # marks pair in order, a short quotation too: in 'refusing "/", which meant "silently..."' the "/" is one
@@ -306,7 +310,10 @@ def _scan_quotes(scan: Scan) -> None:
             cjk = sum(1 for w in quoted if re.match(r"[\u3400-\u9fff]", w))
             # “分解时间”, a term of 4 or 5 Chinese characters alone, is no quotation; a sentence or a mix still is
             term = cjk == len(quoted) and cjk < 6 and not re.search(r"[，。！？；、,.!?;]", m.group(1))
-            if len(quoted) - cjk >= 3 or (cjk >= 4 and not term):
+            # two words a person is said to have called something ('a fix he called "long overdue"') are a quotation
+            # put in someone's mouth, checked as one; two quoted words alone ("replace glut") are a term
+            attributed = len(quoted) == 2 and not cjk and _ATTRIBUTED.search(scan.masked, max(0, m.start() - 30), m.start())
+            if len(quoted) - cjk >= 3 or (cjk >= 4 and not term) or attributed:
                 scan.take(m, FactKind.quote, _quote_key(m.group(1)), group=1)
     for m in re.finditer(r"《([^《》\n]{1,100})》", scan.masked):
         scan.take(m, FactKind.title, " ".join(words(m.group(1))), group=1)

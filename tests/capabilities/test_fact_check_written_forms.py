@@ -79,3 +79,15 @@ def test_wenti_is_no_verb_of_saying() -> None:
     source = "If you hit problems with cgroupv2, switch back to the hybrid setup."
     assert supported("如果用户在使用 cgroupv2 时遇到问题，可以切回混合配置。", source)
     assert not supported("张明问，cgroupv2 是否可以切回混合配置。", source)
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ('Dickey fixed it, a fix he called "long overdue".', False),
+    ('Dickey fixed it, a change the maintainers described as "long overdue".', False),
+    ('Dickey fixed it, a fix he called "quite overdue".', True),
+    ('The "replace glut" option now installs glut.h.', True),
+])
+def test_two_quoted_words_put_in_someones_mouth_are_a_quotation(article: str, found: bool) -> None:
+    """Two words someone "called" something are a quotation and checked; two quoted words alone are a term."""
+    source = "Dickey fixed it; he said it was quite overdue. The replace glut option now installs glut.h."
+    assert supported(article, source) is found
