@@ -91,3 +91,7 @@ def test_two_quoted_words_put_in_someones_mouth_are_a_quotation(article: str, fo
     """Two words someone "called" something are a quotation and checked; two quoted words alone are a term."""
     source = "Dickey fixed it; he said it was quite overdue. The replace glut option now installs glut.h."
     assert supported(article, source) is found
+
+
+def test_a_two_letter_acronym_is_not_read_from_any_two_capitalised_words() -> None:
+    assert not supported("The MS team fixed it.", "Mark Smith fixed it.")
