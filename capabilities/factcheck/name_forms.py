@@ -33,7 +33,7 @@ def acronym(name: str, text: str) -> int | None:
     """An acronym (FSF, FSFs) of a phrase the source spells out with exactly those initials (Free Software
     Foundation): the reader of the article is told nothing the source does not say. An acronym whose phrase the
     source does not spell out (an invented ASF) is not found, nor one of two letters, which any two capitalised words
-    in a row would spell (MS in "Mark Smith")."""
+    in a row would spell (GS in "Graham Smith")."""
     if not re.fullmatch(r"[A-Z]{3,6}s?", name):
         return None
     letters = name.rstrip("s") if len(name) > 2 and name.endswith("s") and name[:-1].isupper() else name

@@ -94,4 +94,4 @@ def test_two_quoted_words_put_in_someones_mouth_are_a_quotation(article: str, fo
 
 
 def test_a_two_letter_acronym_is_not_read_from_any_two_capitalised_words() -> None:
-    assert not supported("The MS team fixed it.", "Mark Smith fixed it.")
+    assert not supported("The GS team fixed it.", "Graham Smith fixed it.")
