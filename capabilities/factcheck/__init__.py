@@ -40,6 +40,10 @@ from functools import cached_property
 from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
+from capabilities.factcheck import counts
+from capabilities.factcheck.durations import between_dates, word_spans
+from capabilities.factcheck.labelled import debian_release, source_facts
+from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
 
@@ -75,16 +79,23 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
             return passage
         if fact.kind == FactKind.name and (passage := _fuller_name(fact.key.split(), evidence)):
             return passage
-        if fact.kind == FactKind.name and " " not in fact.key and fact.key.isalpha():
-            # SQLite is named in sqlite3, Python in python3: a name and a version digit glued to it
-            if hit := re.search(rf"(?<![\w.]){re.escape(fact.key)}\d(?!\w)", evidence.text.casefold()):
-                return _sentence_around(evidence.text, hit.start())
+        if fact.kind == FactKind.name and (at := other_form(fact.text, fact.key, fact.sentence, evidence.text)) is not None:
+            # the name in another form a reader accepts (name_forms.py): FSF for the source's Free Software
+            # Foundation, readthedocs, pypi, a badge's address, RFC8878, sqlite3, two names glued by extraction
+            return _sentence_around(evidence.text, at)
         return None
     for found in evidence.facts:
         if _same_value(fact, found):
             return found.sentence
     if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
         return passage
+    if (at := debian_release(fact, evidence.text)) is not None:  # Debian 12 in +deb12u3 (labelled.py)
+        return _sentence_around(evidence.text, at)
+    if counts.is_count(fact) and ((at := counts.listed(fact, evidence.text)) is not None
+                                  or (at := counts.spanned(fact, evidence.text)) is not None
+                                  or (at := counts.numbered(fact, evidence.text)) is not None):
+        # a count in words the source shows as a list of exactly that many items (counts.py): "three fixes"
+        return _sentence_around(evidence.text, at)
     if fact.kind == FactKind.number and fact.unit is None and re.fullmatch(r"[1-9]\d\d", fact.key):
         # a class of codes the source names: "every 5xx status" holds "503" given as an example of it
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
@@ -164,8 +175,14 @@ def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         product = fact.series
         if not product:
             return found.sentence
-        named_before = re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(written.group())}",
-                                 evidence.text, flags=re.I)
+        # the product right before the version, or with its series glued to it (a Debian source package's
+        # "boost1.37 (1.37.0-1)"), or the version under a label whose product the sources name ("## v0.9.0",
+        # "## [1.12.2]", "Version: 1.9.6": a change log or a control file of that product)
+        named_before = re.search(rf"(?<![\w.-]){re.escape(product)}(?:{re.escape(series)})?\W{{0,3}}"
+                                 rf"{re.escape(written.group())}", evidence.text, flags=re.I) or (
+            re.search(rf"^[ \t]*(?:#+[ \t]*\[?v?|version:?[ \t]*v?){re.escape(written.group())}(?![\w.])",
+                      evidence.text, flags=re.I | re.M)
+            and re.search(rf"(?<![\w.-]){re.escape(product)}(?![\w])", everything, flags=re.I))
         if not re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(series)}(?![\d.])", fact.sentence,
                          flags=re.I):
             named = named_before  # a range's version ("dconf, from 0.36 to 0.40"): the product right before it there
@@ -201,10 +218,15 @@ def _same_value(fact: Fact, found: Fact) -> bool:
             found.key == fact.key or (len(fact.key) == 2 and found.key[-2:] == fact.key))
     if fact.kind == FactKind.number:
         if found.kind == FactKind.year:
-            return fact.unit is None and found.key == fact.key
+            # a Chinese range of years read with its 年 ("1991 至 2018 年": 1991 is a year, no 1991 years)
+            year_range = fact.unit == "year_unit" and re.fullmatch(r"(?:18|19|20)\d\d", fact.key)
+            return (fact.unit is None or bool(year_range)) and found.key == fact.key
         if found.kind != FactKind.number or not _same_number(fact, found):
             return False
         return fact.unit is None or found.unit is None or _same_unit(fact.unit, found.unit)
+    if fact.kind == FactKind.url and found.kind == FactKind.url and "?" in found.key:
+        # the page of a source's address without its query (a badge's ".../actions?query=workflow%3ACI")
+        return found.key == fact.key or found.key.split("?", 1)[0].rstrip("/") == fact.key
     if fact.kind == FactKind.date and found.kind == FactKind.date:
         if re.fullmatch(r"\d\d(?:-\d\d)?", fact.key):  # a month and day without a year (May 1): any year's
             without_year = found.key[5:] if re.match(r"\d{4}-", found.key) else found.key  # a source's 5月1日 too
@@ -281,17 +303,34 @@ def _glossed(fact: Fact, text: str) -> str | None:
 
 def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = None) -> FactReport:
     """Each checkable fact of ``text`` with the source (or brief, 0) and passage that holds it, if any."""
-    evidence = [_Evidence(n, extract_facts(t, source=True), _source_words(t), t) for n, t in sources]
+    # a source's labels and notations (labelled.py: a copyright line's years, 25/3/2003, bug=76868, compat v13, a
+    # Debian revision, 2-6x, 10K records) are its facts too
+    evidence = [_Evidence(n, extract_facts(t, source=True) + source_facts(t), _source_words(t), t) for n, t in sources]
     if brief:
         evidence.append(_Evidence(0, extract_facts(brief, source=True), words(brief), brief))
     everything = "\n".join(e.text for e in evidence)
     checked = []
-    for fact in extract_facts(text):
+    facts = extract_facts(text)
+    for fact in facts:
         hit = next(((e.number, p) for e in evidence if (p := _supports(fact, e, everything)) is not None), None)
         if hit is None and fact.kind == FactKind.quote and (english := _glossed(fact, text)):
             hit = next(((e.number, _passage_of_words(e, english)) for e in evidence
                         if has_run(e.words, english.split()) >= 0), None)
         checked.append(CheckedFact(fact, hit is not None, hit[0] if hit else None, hit[1] if hit else None))
+    for i, item in enumerate(checked):
+        # a span of days or weeks between two of the article's dates that the sources hold (durations.py)
+        if not item.supported and (around := between_dates(item.fact, text, facts)):
+            backing = [c for c in checked if c.supported and c.fact.kind == FactKind.date and c.fact.key in around]
+            if {c.fact.key for c in backing} == set(around):
+                checked[i] = CheckedFact(item.fact, True, backing[-1].source_number, backing[-1].passage)
+    for span, around, agrees in word_spans(text, facts):
+        # "a week later, on November 23": checked against the article's two dates when the sources hold both
+        backing = [c for c in checked if c.supported and c.fact.kind == FactKind.date and c.fact.key in around]
+        if {c.fact.key for c in backing} == set(around):
+            sentence = next((c.fact.sentence for c in backing if c.fact.key == around[1]), "")
+            span = Fact(span.kind, span.text, span.key, sentence, unit=span.unit)
+            checked.append(CheckedFact(span, agrees, backing[-1].source_number if agrees else None,
+                                       backing[-1].passage if agrees else None))
     return FactReport(tuple(checked))
 
 __all__ = ["CheckedFact", "Fact", "FactKind", "FactReport", "check_facts", "extract_facts", "words", "zh_number"]

@@ -19,7 +19,7 @@ from capabilities.factcheck.types import Fact, FactKind
 _BARE_NUM = r"(\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d,]|\.\d)|\d+)(?:\.(\d+))?(?![\d])"
 _NUM = r"(?<![A-Za-z0-9_.,\-/])" + _BARE_NUM  # a CJK character may touch a number: 安装了1200台
 ZH_COUNTED = ("条", "台", "块", "件", "名", "位", "人", "次", "家", "座", "辆", "天", "年", "个月", "周", "小时", "分钟",
-              "秒", "本", "册", "张", "项", "遍", "个字符", "个字节", "字符", "字节", "所", "架", "艘", "套", "倍", "万", "亿", "千", "百", "十")
+              "秒", "本", "册", "张", "项", "遍", "个字符", "个字节", "字符", "字节", "所", "架", "艘", "套", "款", "倍", "万", "亿", "千", "百", "十")
 # what 个 counts when it counts the article's own parts (三个方面, 两个原因): structure, like "three reasons"
 ZH_PARTS = "|".join("""方面 原因 问题 步骤 部分 阶段 特点 要点 建议 层面 角度 因素 环节 维度 重点 目标 方向 领域 原则 理由 优点 缺点
 好处 教训 启示 关键 途径 办法 方法 类型 种类 层次 场景 例子 案例 选择 结论 想法 观点 主题 章节 小节""".split())
@@ -91,7 +91,8 @@ def _clean(markdown: str) -> str:
 
 
 def _scan_urls(scan: Scan) -> None:
-    for m in re.finditer(r"https?://[^\s<>()\"'\u3000-\u303f\uff00-\uffef]*[^\s<>()\"'.,;:!?\u3000-\u303f\uff00-\uffef]",
+    # an address never ends in "]": a reST or Markdown bracket around it ("[http://www.boost.org/...#naming]")
+    for m in re.finditer(r"https?://[^\s<>()\"'\u3000-\u303f\uff00-\uffef]*[^\s<>()\"'.,;:!?\]\u3000-\u303f\uff00-\uffef]",
                          scan.masked):
         scan.take(m, FactKind.url, normalise(m.group()).split("://", 1)[1].rstrip("/"))
 
@@ -293,6 +294,10 @@ def _quote_key(quoted: str) -> str:
     return QUOTE_PARTS.join(part for part in parts if part)
 
 
+_ATTRIBUTED = re.compile(r"\b(?:called|calls|dubbed|termed|branded|described\s+(?:it\s+|them\s+)?as|labell?ed\s+(?:it\s+)?as)"
+                         r"\s*(?:it\s+|them\s+|this\s+)?$", re.I)
+
+
 def _scan_quotes(scan: Scan) -> None:
     for opening, closing in QUOTES:
         # marks pair in order, a short quotation too: in 'refusing "/", which meant "silently..."' the "/" is one
@@ -305,7 +310,10 @@ def _scan_quotes(scan: Scan) -> None:
             cjk = sum(1 for w in quoted if re.match(r"[\u3400-\u9fff]", w))
             # “分解时间”, a term of 4 or 5 Chinese characters alone, is no quotation; a sentence or a mix still is
             term = cjk == len(quoted) and cjk < 6 and not re.search(r"[，。！？；、,.!?;]", m.group(1))
-            if len(quoted) - cjk >= 3 or (cjk >= 4 and not term):
+            # two words a person is said to have called something ('a fix he called "long overdue"') are a quotation
+            # put in someone's mouth, checked as one; two quoted words alone ("replace glut") are a term
+            attributed = len(quoted) == 2 and not cjk and _ATTRIBUTED.search(scan.masked, max(0, m.start() - 30), m.start())
+            if len(quoted) - cjk >= 3 or (cjk >= 4 and not term) or attributed:
                 scan.take(m, FactKind.quote, _quote_key(m.group(1)), group=1)
     for m in re.finditer(r"《([^《》\n]{1,100})》", scan.masked):
         scan.take(m, FactKind.title, " ".join(words(m.group(1))), group=1)

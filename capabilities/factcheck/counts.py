@@ -1,0 +1,180 @@
+"""Counts a source shows rather than writes (round 11): "three fixes", "two variants", 五个, 两项, 三位, 四次.
+
+A writer counts what the source lists: three bullet items under one maintainer, twenty-two font names under "Available
+fonts:", four changelog entries. The count is in no sentence of the source, so it was flagged. It is found here when a
+list of the source has exactly that many items, and the list is the one the article's sentence is about: its items
+(or its heading) share a word with that sentence, or the count is of the items that hold one of the sentence's words
+("all eight condensed variants": the eight lines with Condensed). Only counts written in words or Chinese numerals are
+read this way (a writer's own count; a figure in digits is the source's and must be found as written), and only
+counts of things (no unit, or a counter: 个, 项, 位, 次, 款), never durations, sizes or money. A count changed to another
+number is caught unless the same list happens to have that many items holding one of the sentence's words.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from functools import lru_cache
+
+from capabilities.factcheck.types import Fact, FactKind
+
+# units a count of things may have (none, a person, a time something was done); a duration or a size is no count
+_COUNT_UNITS = frozenset({"times", "person", "person|bit"})
+_BULLET = re.compile(r"^([ \t]*)(?:[*+•-]|\d{1,2}[.)])[ \t]+(\S.*)$")
+_GROUP = re.compile(r"^[ \t]*\[ [^\]]+ \][ \t]*$")  # a changelog's "[ Jochen Sprickerhof ]": who did what follows
+_ENTRY = re.compile(r"^[a-z0-9][a-z0-9+.-]* \([^)\s]+\) [^;\n]*; *urgency=", re.M)  # a Debian changelog entry
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*[A-Za-z0-9]|\d+(?:\.\d+)+")
+_COMMON = frozenset("""the and for with from that this these those into onto over under also only then than when
+which while what where their there they them have has had was were been being are not but all any each every both its
+it's his her our your more most some such very just one two three four five six seven eight nine ten new old same other
+after before about fixed fixes fix added adds add changed changes change made make makes version versions release
+released""".split())
+
+
+def is_count(fact: Fact) -> bool:
+    """A count in words or Chinese numerals (three, twenty-two, 五个, 两项, 三位, 四次) of things."""
+    if fact.kind != FactKind.number or fact.approx or re.search(r"\d", fact.text):
+        return False
+    if fact.unit is not None and fact.unit not in _COUNT_UNITS:
+        return False
+    return fact.key.isdigit() and 2 <= int(fact.key) <= 60
+
+
+def _content_words(text: str) -> set[str]:
+    return {w.casefold() for w in _LATIN_WORD.findall(text)
+            if len(w) >= 3 and w.casefold() not in _COMMON}
+
+
+def _bullet_lists(lines: list[str], level: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
+    """The bullet lists whose items stand at indentation ``level``: a deeper line is part of the item above it (a
+    continuation, or an item of a nested list), a shallower line (a nested list's parent item, a changelog header)
+    heads the next list."""
+    heading = ""
+    run: list[str] = []  # items with no blank line between
+    entry: list[str] = []  # items of one indentation across blank lines: one maintainer's items in a changelog
+    groups: list[str] = []
+
+    def close_run() -> None:
+        if len(run) >= 2:
+            found.append((heading, tuple(run)))
+        run.clear()
+
+    def close_entry() -> None:
+        close_run()
+        if len(entry) >= 2:
+            found.append((heading, tuple(entry)))
+        entry.clear()
+
+    for line in lines:
+        bullet = _BULLET.match(line)
+        indent = len(line) - len(line.lstrip())
+        if bullet and bullet.group(1) == level:
+            run.append(bullet.group(2))
+            entry.append(bullet.group(2))
+        elif not line.strip():
+            close_run()
+        elif _GROUP.match(line):  # one maintainer's items are one list: a count never runs across two names' work
+            close_entry()
+            groups.append(line.strip())
+        elif indent > len(level) and entry:
+            if run:
+                run[-1] += " " + line.strip()
+            entry[-1] += " " + line.strip()
+        else:
+            close_entry()
+            if len(groups) >= 2:
+                found.append((heading, tuple(groups)))
+            groups.clear()
+            heading = (bullet.group(2) if bullet else line).strip()
+    close_entry()
+    if len(groups) >= 2:
+        found.append((heading, tuple(groups)))
+
+
+@lru_cache(maxsize=64)
+def lists(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The source's lists, each as (its heading line, its items): bullet items of one indentation in a row (deeper
+    lines joined to their item), the same across blank lines (never one maintainer's items with another's), the
+    "[ Name ]" groups of a changelog entry, lines under a line ending in ":" (a list without marks), and a changelog's
+    entries."""
+    lines = text.splitlines()
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for level in sorted({m.group(1) for line in lines if (m := _BULLET.match(line))}):
+        _bullet_lists(lines, level, found)
+    # lines under a heading that ends in ":" ("Available fonts (...):") up to a blank line: a list without marks
+    for m in re.finditer(r"^([^\n]*:)[ \t]*\n(?:[ \t]*\n)?((?:[^\n]{1,80}\n?){2,})", text, flags=re.M):
+        items = [line.strip() for line in m.group(2).splitlines() if line.strip()]
+        if len(items) >= 2 and not any(item.endswith((".", ";", ",")) for item in items):
+            found.append((m.group(1).strip(), tuple(items)))
+    entries = _ENTRY.findall(text)
+    if len(entries) >= 2:
+        found.append(("", tuple(entries)))
+    return tuple(found)
+
+
+def listed(fact: Fact, text: str) -> int | None:
+    """Where in ``text`` a list stands that has exactly as many items as the count ``fact``, about its sentence."""
+    count = int(Decimal(fact.key))
+    sentence_words = _content_words(fact.sentence)
+    if not sentence_words:
+        return None
+    for heading, items in lists(text):
+        item_words = [_content_words(item) for item in items]
+        # the list the sentence is about: half its items at least share a word with the sentence (a long sentence
+        # shares a word with many lists; half of one list's items is a list it describes)
+        shared = sum(bool(words & sentence_words) for words in item_words)
+        if len(items) == count and 2 * shared >= count:
+            return _at(text, items[0])
+        for word in _qualifiers(fact):  # "all eight condensed variants": the items that hold the word after the count
+            holding = [item for item, words in zip(items, item_words) if word in words]
+            if len(holding) == count and len(holding) < len(items):
+                return _at(text, holding[0])
+    return None
+
+
+_SPAN = re.compile(r"(?:from|between|从|自)?\s*(?P<p>[A-Za-z][\w.-]*[-.])?(?P<a>\d+)\s*(?:to|and|through|到|至|–|-)\s*"
+                   r"(?P<q>[A-Za-z][\w.-]*[-.])?(?P<b>\d+)(?![\d.])")
+
+
+def spanned(fact: Fact, text: str) -> int | None:
+    """A count the article itself spans right after it ("four flaws, CVE-2025-48038 to CVE-2025-48041", "revisions 1
+    to 4 ... four uploads"): the two ends, each checked as a fact of its own, are in the source and the count is the
+    span's length. Where in ``text`` the first end stands, or None."""
+    at = fact.sentence.find(fact.text)
+    if at < 0:
+        return None
+    count = int(Decimal(fact.key))
+    for m in _SPAN.finditer(fact.sentence[at + len(fact.text):at + len(fact.text) + 60]):
+        prefix, other = m.group("p") or "", m.group("q") or m.group("p") or ""
+        if prefix != other or int(m.group("b")) - int(m.group("a")) + 1 != count:
+            continue
+        first, last = prefix + m.group("a"), prefix + m.group("b")
+        if len(first) >= 4 and first in text and last in text:  # no bare "2 to 5": the ends must be identifiers
+            return text.find(first)
+    return None
+
+
+def numbered(fact: Fact, text: str) -> int | None:
+    """A count of things the source numbers one by one ("三个 xterm 终端窗口" for its "xterm 1", "xterm 2" and "another
+    xterm [3]"): the thing is the word right after the count, and the source's numbers after it are exactly 1 to the
+    count. Where the first stands in ``text``, or None."""
+    count = int(Decimal(fact.key))
+    for word in _qualifiers(fact):
+        hits = list(re.finditer(rf"(?<![\w-]){re.escape(word)}\s*\[?(\d{{1,2}})\]?(?![\w.])", text, flags=re.I))
+        if hits and {int(h.group(1)) for h in hits} == set(range(1, count + 1)):
+            return hits[0].start()
+    return None
+
+
+def _qualifiers(fact: Fact) -> set[str]:
+    """The words right after the count that say which things it counts ("eight condensed variants": condensed), the
+    only words a subset of a list is picked by: any word of the sentence would pick too many subsets."""
+    at = fact.sentence.find(fact.text)
+    if at < 0:
+        return set()
+    after = fact.sentence[at + len(fact.text):at + len(fact.text) + 40]
+    return _content_words(" ".join(re.findall(r"[A-Za-z][\w+-]*", after)[:2]))
+
+
+def _at(text: str, item: str) -> int:
+    return max(text.find(item[:40]), 0)

@@ -1,0 +1,74 @@
+"""Facts a source gives under a label or in a notation of its own (round 11), read as the values a reader takes from
+them. Only sources are read this way (extract_facts reads the article as before); each reading gives a value the
+source states, letter for letter, so a fabricated value is not found by it.
+
+    copyright line   "Copyright (C) 1989,1991-2018", "(c)2004-2016": every year written there is a year
+    day/month/year   "25/3/2003": a date (day first when the day is over 12, both readings when nothing tells)
+    address label    "bugreport.cgi?bug=76868": the number of the label (bug 76868)
+    version label    "compat v13", "v2": a version number the letter v marks
+    Debian revision  "devmapper (2:1.02.27-3) unstable; urgency=low": the upload's revision 3
+    multiple         "2-6x as fast", "3× faster": 6 (and 2), as 六倍, "six times"
+    thousands        "10K records": 10000 (一万条), but never 10K bytes or blocks of 1 KiB
+    Debian release   "krb5 (1.20.1-2+deb12u3) bookworm": an upload for Debian 12 ("Debian 12", the series of the
+                     release the +debNuM suffix of a stable update names; debian_release)
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from capabilities.factcheck.reading import sentence_at
+from capabilities.factcheck.types import Fact, FactKind
+
+_COPYRIGHT = re.compile(r"(?:copyright|\(c\)|©)[\s:]*(?:\(c\)|©)?\s*((?:(?:18|19|20)\d\d\s*(?:[,–-]\s*|\s+))*"
+                        r"(?:18|19|20)\d\d)(?!\d)", re.I)
+_SLASH_DATE = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
+_ADDRESS_LABEL = re.compile(r"[?&;][A-Za-z_]+=(\d+)(?![\w.])")
+_V_NUMBER = re.compile(r"(?<![\w.-])[vV](\d{1,4})(?!\w|\.\d)")
+_DEBIAN_HEADER = re.compile(r"^[a-z0-9][a-z0-9+.-]* \((?:\d+:)?[^)\s]*-(\d+)\) [^;\n]*;", re.M)
+_MULTIPLE = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*[-–]\s*)?(\d+(?:\.\d+)?)\s*[x×](?![\w])")
+_THOUSANDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)K\s+(?!i?B\b|bytes?\b|blocks?\b|[A-Z])(?=[a-z])")
+
+
+def _number(value: Decimal) -> str:
+    text = format(value.normalize(), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def source_facts(text: str) -> list[Fact]:
+    """The facts of a source's labels and notations (the module docstring's list), beside its extracted ones."""
+    facts: list[Fact] = []
+
+    def add(kind: FactKind, written: str, key: str, at: int) -> None:
+        facts.append(Fact(kind, written, key, sentence_at(text, at)))
+
+    for m in _COPYRIGHT.finditer(text):
+        for year in re.finditer(r"(?:18|19|20)\d\d", m.group(1)):
+            add(FactKind.year, year.group(), year.group(), m.start())
+    for m in _SLASH_DATE.finditer(text):
+        first, second, year = int(m.group(1)), int(m.group(2)), m.group(3)
+        readings = [(first, second)] if first > 12 else [(second, first)] if second > 12 else \
+            [(first, second), (second, first)]
+        for day, month in readings:
+            if 1 <= month <= 12 and 1 <= day <= 31:
+                add(FactKind.date, m.group(), f"{year}-{month:02d}-{day:02d}", m.start())
+    for pattern in (_ADDRESS_LABEL, _V_NUMBER, _DEBIAN_HEADER):
+        for m in pattern.finditer(text):
+            add(FactKind.number, m.group(1), str(int(m.group(1))), m.start())
+    for m in _MULTIPLE.finditer(text):
+        for group in (1, 2):
+            if m.group(group):
+                add(FactKind.number, m.group(group), _number(Decimal(m.group(group))), m.start())
+    for m in _THOUSANDS.finditer(text):
+        add(FactKind.number, m.group(1) + "K", _number(Decimal(m.group(1)) * 1000), m.start())
+    return facts
+
+
+def debian_release(fact: Fact, text: str) -> int | None:
+    """"Debian 12" (a release series after the product Debian) in a source's stable update version, +deb12u3: Debian's
+    own suffix for an upload to that release. Where it stands in ``text``, or None; another release is not found."""
+    if fact.kind != FactKind.number or (fact.series or "").casefold() != "debian" or not fact.key.isdigit():
+        return None
+    hit = re.search(rf"\+deb{fact.key}u\d+", text)
+    return hit.start() if hit else None

@@ -1,0 +1,115 @@
+"""Round 11: a count in words or Chinese that the source shows as a list (capabilities/factcheck/counts.py) is found,
+and a changed count is still caught."""
+
+from __future__ import annotations
+
+import pytest
+
+from capabilities.factcheck import check_facts
+
+CHANGELOG = """heaptrack (1.4.0-2) unstable; urgency=medium
+
+  [ Christian Göttsche ]
+  * [8e471bc] d/control: specify Rules-Requires-Root no
+  * [f67042b] d/rules: enable hardening
+  * [c399e4d] d/rules: enable LTO
+
+  [ Anton Gladky ]
+  * [2aa7315] Fix autopkgtests
+
+ -- Anton Gladky <gladk@debian.org>  Wed, 02 Nov 2022 16:22:23 +0100
+"""
+
+FONTS = """Available fonts (Sans = sans serif, Mono = monospaced):
+
+DejaVu Sans Mono
+DejaVu Sans
+DejaVu Sans Condensed (experimental)
+DejaVu Serif
+DejaVu Serif Condensed (experimental)
+"""
+
+CVES = """  * Fix CVE-2025-48038: allocation of resources without limits.
+  * Fix CVE-2025-48039: allocation of resources without limits.
+  * Fix CVE-2025-48040: uncontrolled resource consumption.
+"""
+
+
+def supported(article: str, source: str) -> bool:
+    return check_facts(article, [(1, source)]).passed
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Christian Göttsche brought three packaging changes: declaring Rules-Requires-Root as no and enabling hardening "
+     "and LTO.", True),
+    ("Christian Göttsche brought four packaging changes: declaring Rules-Requires-Root as no and enabling hardening "
+     "and LTO.", False),
+    ("Christian Göttsche 带来了三项打包改动：声明 Rules-Requires-Root 为 no、启用 hardening 以及 LTO。", True),
+    ("Christian Göttsche 带来了五项打包改动：声明 Rules-Requires-Root 为 no、启用 hardening 以及 LTO。", False),
+])
+def test_a_count_of_a_changelog_list_is_found(article: str, found: bool) -> None:
+    assert supported(article, CHANGELOG) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("The README lists five DejaVu fonts.", True),
+    ("The README lists seven DejaVu fonts.", False),
+    ("Among them are two condensed fonts.", True),   # the lines that hold the word after the count
+    ("Among them are three condensed fonts.", False),
+    ("说明文件列出了五个 DejaVu 字体。", True),
+    ("说明文件列出了六个 DejaVu 字体。", False),
+])
+def test_a_count_of_a_list_under_a_heading_is_found(article: str, found: bool) -> None:
+    assert supported(article, FONTS) is found
+
+
+def test_a_count_in_digits_is_the_sources_own_and_not_read_from_a_list() -> None:
+    """A figure in digits must be found as the source writes it: "5 DejaVu fonts" is not backed by five lines."""
+    assert not supported("The README lists 5 DejaVu fonts.", FONTS)
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("修复了三个漏洞，编号从 CVE-2025-48038 到 CVE-2025-48040。", True),
+    ("修复了四个漏洞，编号从 CVE-2025-48038 到 CVE-2025-48040。", False),
+    ("It fixes three flaws, CVE-2025-48038 to CVE-2025-48040.", True),
+    ("It fixes five flaws, CVE-2025-48038 to CVE-2025-48040.", False),
+])
+def test_a_count_the_article_spans_with_two_source_identifiers_is_found(article: str, found: bool) -> None:
+    assert supported(article, CVES) is found
+
+
+NESTED = """* The interface to GNU make's "jobserver" is stable.
+
+* VMS-specific changes:
+  * Perl test harness now works.
+  * Full support for converting Unix exit status codes to VMS exit status
+    codes.
+"""
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("针对 VMS 的改动有两项：一是 Perl 测试框架可以工作了；二是支持把 Unix 退出状态码转换为 VMS 退出状态码。", True),
+    ("针对 VMS 的改动有三项：一是 Perl 测试框架可以工作了；二是支持把 Unix 退出状态码转换为 VMS 退出状态码。", False),
+])
+def test_a_count_of_a_nested_list_is_found(article: str, found: bool) -> None:
+    """A list under a parent item ("* VMS-specific changes:" and its two items) is a list of its own."""
+    assert supported(article, NESTED) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("调试需要同时用到三个 xterm 终端窗口。", True),
+    ("调试需要同时用到四个 xterm 终端窗口。", False),
+])
+def test_a_count_of_things_the_source_numbers_one_by_one_is_found(article: str, found: bool) -> None:
+    source = "Start faked in xterm 1:\nSend signals to faked in xterm 2:\nThe program runs in another xterm [3], or gdb."
+    assert supported(article, source) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("新增了对 Librem5、PinePhone 和 PineBook 三款硬件的支持。", True),
+    ("新增了对 Librem5、PinePhone 和 PineBook 四款硬件的支持。", False),
+])
+def test_kuan_counts_models_and_is_checked(article: str, found: bool) -> None:
+    """款 counts models (三款硬件): a count like 台 or 套, checked, and found in a list of that many."""
+    source = "  * Add support for:\n    - Librem5\n    - PinePhone\n    - PineBook\n"
+    assert supported(article, source) is found

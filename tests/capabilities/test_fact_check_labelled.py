@@ -1,0 +1,66 @@
+"""Round 11: values a source gives under a label or in a notation of its own (capabilities/factcheck/labelled.py, and
+a release series under a label or glued to its product) are found; another value is still caught."""
+
+from __future__ import annotations
+
+import pytest
+
+from capabilities.factcheck import check_facts
+
+
+def supported(article: str, source: str) -> bool:
+    return check_facts(article, [(1, source)]).passed
+
+
+@pytest.mark.parametrize(("article", "source", "found"), [
+    # the years of a copyright line
+    ("版权年份为 1989 年以及 1991 至 2018 年。", "Copyright (C) 1989,1991-2018 Free Software Foundation, Inc.", True),
+    ("版权年份为 1989 年以及 1992 至 2018 年。", "Copyright (C) 1989,1991-2018 Free Software Foundation, Inc.", False),
+    ("The team holds it from 2004 to 2016.", "DejaVu fonts 2.37 (c)2004-2016 DejaVu fonts team", True),
+    ("The team holds it from 2005 to 2016.", "DejaVu fonts 2.37 (c)2004-2016 DejaVu fonts team", False),
+    # a day/month/year date
+    ("The note is dated March 25, 2003.", "Robie Basak, 25/3/2003.", True),
+    ("The note is dated March 26, 2003.", "Robie Basak, 25/3/2003.", False),
+    # a number under an address's label
+    ("Debian bug 76868 tracks it.", "See http://bugs.debian.org/cgi-bin/bugreport.cgi?bug=76868", True),
+    ("Debian bug 76869 tracks it.", "See http://bugs.debian.org/cgi-bin/bugreport.cgi?bug=76868", False),
+    # a version the letter v marks
+    ("It moved to debhelper compat level 13.", "  * Update to debhelper compat v13.", True),
+    ("It moved to debhelper compat level 12.", "  * Update to debhelper compat v13.", False),
+    # a Debian revision in a changelog header
+    ("A day later, revision 3 fixed the rules.", "devmapper (2:1.02.27-3) unstable; urgency=low\n\n  * Fix rules.", True),
+    ("A day later, revision 5 fixed the rules.", "devmapper (2:1.02.27-3) unstable; urgency=low\n\n  * Fix rules.", False),
+    # a multiple, and thousands with K
+    ("它的速度通常是 libjpeg 的二至六倍。", "libjpeg-turbo is generally 2-6x as fast as libjpeg.", True),
+    ("它的速度通常是 libjpeg 的二至八倍。", "libjpeg-turbo is generally 2-6x as fast as libjpeg.", False),
+    ("样本集包含一万条记录。", "It consists of roughly 10K records weighing about 1KB each.", True),
+    ("样本集包含两万条记录。", "It consists of roughly 10K records weighing about 1KB each.", False),
+    ("The block is 10000 bytes.", "Use a 10K block.", False),
+])
+def test_a_labelled_value_is_found_and_another_is_not(article: str, source: str, found: bool) -> None:
+    assert supported(article, source) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("rabbitmq-c 0.10 and 0.9 changed it.", True),
+    ("rabbitmq-c 0.10 and 0.8 changed it.", False),
+])
+def test_a_release_series_under_a_changelog_label_is_found(article: str, found: bool) -> None:
+    source = "## v0.10.0 - 2019-12-01\n- rabbitmq-c now requires Windows Vista\n\n## v0.9.0 - 2018-05-08\n- fixes"
+    assert supported(article, source) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Boost 1.37 reshaped the packages.", True),
+    ("Boost 1.38 reshaped the packages.", False),
+])
+def test_a_release_series_glued_to_its_product_is_found(article: str, found: bool) -> None:
+    assert supported(article, "boost1.37 (1.37.0-1) unstable; urgency=low\n\n  * The single-threaded variant.") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Kerberos in Debian 12: a string of security fixes.", True),
+    ("Kerberos in Debian 11: a string of security fixes.", False),
+])
+def test_a_debian_release_in_a_stable_update_suffix_is_found(article: str, found: bool) -> None:
+    assert supported(article, "krb5 (1.20.1-2+deb12u3) bookworm; urgency=medium\n\n  * Kerberos fixes.") is found

@@ -1,0 +1,97 @@
+"""Round 11: a name in another form than its source's (capabilities/factcheck/name_forms.py) is found, and a
+fabrication of the same class is still caught."""
+
+from __future__ import annotations
+
+import pytest
+
+from capabilities.factcheck import check_facts
+
+
+def supported(article: str, source: str) -> bool:
+    return check_facts(article, [(1, source)]).passed
+
+
+@pytest.mark.parametrize(("article", "source", "found"), [
+    # an acronym of a phrase the source spells out
+    ("The FSF distributes this version.", "The Free Software Foundation is distributing this version of patch.", True),
+    ("The ASF distributes this version.", "The Free Software Foundation is distributing this version of patch.", False),
+    ("The FSF distributes this version.", "The Free Software Federation Trust distributes it.", False),
+    # a phrase glued into one word, or split
+    ("It speaks Web Socket.", "It supports the websocket protocol.", True),
+    ("It speaks WebSocket.", "It supports the Web Socket protocol.", True),
+    ("It speaks WebTransport.", "It supports the Web Socket protocol.", False),
+    ("The docs live on Read the Docs.", "See https://pyjwt.readthedocs.io/en/stable/ for more.", True),
+    ("The docs live on Read the Manual.", "See https://pyjwt.readthedocs.io/en/stable/ for more.", False),
+    # PyPI-style initials
+    ("It is on the Python Package Index.", "Install it from https://pypi.org/project/pyjwt.", True),
+    ("It is on the Perl Package Index.", "Install it from https://pypi.org/project/pyjwt.", False),
+    ("Martin Keller found it.", "Make the change before the upgrade.", False),
+    # a name whose words are one of the source's addresses
+    ("Tests run on GitHub Actions.", ".. image:: x.svg\n   :target: https://github.com/akheron/jansson/actions", True),
+    ("Tests run on GitLab Actions.", ".. image:: x.svg\n   :target: https://github.com/akheron/jansson/actions", False),
+    # a name glued to a number
+    ("The format is an RFC.", "It is documented in [RFC8878](https://datatracker.ietf.org/doc/html/rfc8878).", True),
+    ("The format is an ISO.", "It is documented in [RFC8878](https://datatracker.ietf.org/doc/html/rfc8878).", False),
+    # two names the extraction glued, each in one source sentence
+    ("They ship as TrueType TTF files.", "They are compiled as TTF files (TrueType fonts).", True),
+    ("They ship as OpenType TTF files.", "They are compiled as TTF files (TrueType fonts).", False),
+    ("Debian MySQL was patched.", "Debian patched MySQL last week.", True),
+    ("Debian MySQL was patched.", "Debian patched it. MySQL is a database.", False),
+])
+def test_a_name_in_another_form_is_found_and_an_invented_one_is_not(article: str, source: str, found: bool) -> None:
+    assert supported(article, source) is found
+
+
+def test_an_organisation_suffix_never_lets_two_names_through() -> None:
+    """"Acme" and "Foundation" both in one source sentence is no "Acme Foundation": an invented organisation."""
+    source = "The Foundation thanked Acme for the servers."
+    assert not supported("The Acme Foundation paid for it.", source)
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Naming is at http://www.boost.org/more/getting_started/unix-variants.html#library-naming.", True),
+    ("Naming is at http://www.boost.org/more/getting_started/unix-variants.html#library-names.", False),
+])
+def test_an_address_in_brackets_is_read_without_the_bracket(article: str, found: bool) -> None:
+    assert supported(article, "  [http://www.boost.org/more/getting_started/unix-variants.html#library-naming]") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("CI runs at https://github.com/jpadilla/pyjwt/actions.", True),
+    ("CI runs at https://github.com/jpadilla/pyjwt/workflows.", False),
+])
+def test_an_address_without_the_sources_query_is_its_page(article: str, found: bool) -> None:
+    assert supported(article, ":target: https://github.com/jpadilla/pyjwt/actions?query=workflow%3ACI") is found
+
+
+def test_a_word_after_a_quoted_sentence_opens_a_sentence() -> None:
+    """'"... for some reason." Authors who want' : Authors opens a sentence (no name); a speaker there still is one."""
+    source = 'It was claimed fixed in 3.81, "but wasn\'t, for some reason."'
+    assert supported('The notes say it was claimed fixed in 3.81, "but wasn\'t, for some reason." Authors who '
+                     'want both can use a variable.', source)
+    assert not supported('The notes say it was claimed fixed in 3.81, "but wasn\'t, for some reason." Berger said '
+                         'so.', source)
+
+
+def test_wenti_is_no_verb_of_saying() -> None:
+    """问 of 问题 (a problem) asks nothing: 时遇到问题 names no one; 张明问 is still a name."""
+    source = "If you hit problems with cgroupv2, switch back to the hybrid setup."
+    assert supported("如果用户在使用 cgroupv2 时遇到问题，可以切回混合配置。", source)
+    assert not supported("张明问，cgroupv2 是否可以切回混合配置。", source)
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ('Dickey fixed it, a fix he called "long overdue".', False),
+    ('Dickey fixed it, a change the maintainers described as "long overdue".', False),
+    ('Dickey fixed it, a fix he called "quite overdue".', True),
+    ('The "replace glut" option now installs glut.h.', True),
+])
+def test_two_quoted_words_put_in_someones_mouth_are_a_quotation(article: str, found: bool) -> None:
+    """Two words someone "called" something are a quotation and checked; two quoted words alone are a term."""
+    source = "Dickey fixed it; he said it was quite overdue. The replace glut option now installs glut.h."
+    assert supported(article, source) is found
+
+
+def test_a_two_letter_acronym_is_not_read_from_any_two_capitalised_words() -> None:
+    assert not supported("The GS team fixed it.", "Graham Smith fixed it.")
