@@ -1,7 +1,8 @@
 """Running `factline` as a user does, for the CLI tests: a real process, a real ledger, a real shell pipe; and
-``factline_read``, the same command line run inside the test process, for read-only commands whose test is not
-about the process (its exit status as the shell sees it, signals, closed pipes, tab completion stay real
-processes): it skips the interpreter's start and factline's imports, most of what a read-only command costs."""
+``factline_here``, the same command line run inside the test process (``factline_read`` for read-only commands),
+for tests that are not about the process (its exit status as the shell sees it, signals, closed pipes, tab
+completion, daemons, concurrent processes and kills stay real processes): it skips the interpreter's start and
+factline's imports, most of what a short command costs (a `factline run` as a process: about 3 s here)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,12 +46,25 @@ READ_ONLY = ("runs", "report", "diff", "review list", "review show", "probe repo
 
 
 def factline_read(env: dict[str, str], *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """``factline ARGS`` for a read-only command, run by ``pipeline.cli.main`` in this process with ``env`` as the
-    whole environment and ``cwd`` as the folder, stdout and stderr captured; what it changed (environment,
-    folder, time zone, signal handlers, log sinks, database engines) is put back afterwards."""
+    """``factline ARGS`` for a read-only command, in this process (``factline_here``)."""
     assert {"--help", "--version"} & set(args) or " ".join(args).startswith(READ_ONLY), f"not read-only: {args}"
+    return factline_here(env, *args, cwd=cwd)
+
+
+# commands that serve until a signal, or start other processes: never in the test process
+LONG_RUNNING = ("daemon", "web", "site serve", "worker")
+
+
+def factline_here(env: dict[str, str], *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``factline ARGS`` run by ``pipeline.cli.main`` in this process with ``env`` as the whole environment and
+    ``cwd`` as the folder, stdout and stderr captured, the exit code what ``sys.exit(main())`` would give the
+    shell; what it changed (environment, folder, time zone, signal handlers, log sinks, database engines) is put
+    back afterwards, and a thread it started and left running fails the test. For `run`, `review approve`,
+    `retract`... whose test is about what the command does, not about its process."""
+    assert not " ".join(args).startswith(LONG_RUNNING), f"serves until a signal: use factline(): {args}"
     assert "_ARGCOMPLETE" not in env, "tab completion ends its process (os._exit): use factline()"
     out, err = io.StringIO(), io.StringIO()
+    threads = set(threading.enumerate())
     with _as_a_process(env, cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         from pipeline.cli import main
 
@@ -59,6 +74,8 @@ def factline_read(env: dict[str, str], *args: str, cwd: Path = ROOT) -> subproce
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             if isinstance(exc.code, str):
                 print(exc.code, file=sys.stderr)
+    left = [t for t in set(threading.enumerate()) - threads if t.join(5) or t.is_alive()]  # a server, a pool
+    assert not left, f"factline {' '.join(args)} left threads running: {left}"
     return subprocess.CompletedProcess(["factline", *args], code, out.getvalue(), err.getvalue())
 
 

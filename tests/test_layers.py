@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 TOP = ("config", "capabilities", "migrations", "pipeline", "testkit", "scripts", "benchmarks", "tests")
 
@@ -83,20 +85,21 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     return found
 
 
-def graph() -> dict[str, set[str]]:
+@pytest.fixture(scope="module")
+def edges() -> dict[str, set[str]]:
+    """The module graph, parsed once for the module's two tests (every .py file through ast: seconds); neither
+    changes it."""
     known = modules()
     return {name: imports(name, path, known) for name, path in known.items()}
 
 
-def test_imports_point_down_the_layers() -> None:
+def test_imports_point_down_the_layers(edges: dict[str, set[str]]) -> None:
     """No module imports from a higher layer (so nothing but tests imports tests/)."""
-    edges = graph()
     assert sorted(f"{m} -> {t}" for m, targets in edges.items() for t in targets if layer(t) > layer(m)) == []
 
 
-def test_modules_import_each_other_in_no_circle() -> None:
+def test_modules_import_each_other_in_no_circle(edges: dict[str, set[str]]) -> None:
     """The module graph has no cycle (inside a package too)."""
-    edges = graph()
     state: dict[str, str] = {}
     cycles: list[list[str]] = []
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +9,7 @@ import pytest
 from config import ConfigError, load_config
 from config.deployment import DEPLOYMENT_KEYS, VARIABLES, Deployment
 from config.pipelines import PIPELINE_KEYS
+from tests.cli_helpers import factline_read
 from tests.paths import ROOT
 
 THREE = '[[pipelines]]\nname = "a"\n[[pipelines]]\nname = "b"\n[[pipelines]]\nname = "c"\n'
@@ -100,8 +99,7 @@ def test_every_command_exits_2_on_a_run_longer_than_the_rabbitmq_timeout(workdir
     env = {"PATH": "/usr/bin:/bin", "HOME": str(workdir), "PYTHONPATH": str(ROOT), "EXECUTOR": "celery",
            "RUN_MAX_SECONDS": "1800", "DATABASE_URL": f"sqlite:///{workdir}/ledger.db",
            "LOCAL_SITE_DIR": str(workdir / "site"), "MODEL_CACHE_DIR": str(workdir / "models")}
-    result = subprocess.run([sys.executable, "-m", "pipeline.cli", "runs"], env=env, cwd=workdir,
-                            capture_output=True, text=True, timeout=120)
+    result = factline_read(env, "runs", cwd=workdir)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "factline: invalid setting RUN_MAX_SECONDS: must be below 1800 s, RabbitMQ's consumer timeout, "

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 
@@ -18,8 +16,7 @@ from pipeline.ledger.models import Publication, Run, Topic
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtimes
 from testkit.scripted_model import ScriptedModel
-from tests.cli_helpers import factline_read
-from tests.paths import ROOT
+from tests.cli_helpers import factline_here, factline_read
 
 
 TWO = """
@@ -126,11 +123,6 @@ def test_every_problem_of_the_file_is_reported_at_once(config_file) -> None:
     assert [line.split(": ", 2)[1] for line in lines] == ["pipeline 'c'", "pipeline 'd'", "pipeline 'a'", "pipeline 'b'"]
 
 
-def _cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", *args], env={**env, "PYTHONPATH": str(ROOT)},
-                          cwd=cwd, capture_output=True, text=True, timeout=120)
-
-
 def _clean_env(**extra: str) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("FACTLINE_", "SCHEDULE_", "WORDPRESS_"))}
     return {**keep, **extra}
@@ -168,8 +160,8 @@ def test_pipelines_lists_next_fire_time_and_last_verdict(tmp_path: Path, model: 
     topics.write_text("Pipelines topic\n", encoding="utf-8")
     env = _clean_env(DATABASE_URL=f"sqlite:///{tmp_path}/ledger.db", OPENAI_BASE_URL=model.base_url,
                      FACTLINE_MODEL="scripted", TOPICS_SOURCE=str(topics), LOCAL_SITE_PORT="0")
-    assert _cli("run", env=env, cwd=tmp_path).returncode == 2  # several pipelines: --pipeline is required
-    ran = _cli("run", "--pipeline", "news", env=env, cwd=tmp_path)
+    assert factline_here(env, "run", cwd=tmp_path).returncode == 2  # several pipelines: --pipeline is required
+    ran = factline_here(env, "run", "--pipeline", "news", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr[-2000:]
     listed = factline_read(env, "pipelines", "--json", cwd=tmp_path)
     rows = {r["name"]: r for r in json.loads(listed.stdout)}

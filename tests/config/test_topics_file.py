@@ -12,7 +12,7 @@ from capabilities.pick_topic import read_topics
 from config import ConfigError, load_settings
 from config.settings import DEFAULT_TOPICS
 from config.topics import read_jsonl_topics
-from tests.cli_helpers import factline, user_env
+from tests.cli_helpers import factline_here, user_env
 from tests.local_http import LocalHTTP, answer
 
 
@@ -75,7 +75,7 @@ def test_source_local_dirs_allows_another_folder(tmp_path: Path) -> None:
 def test_a_bad_topics_file_exits_2_at_start(tmp_path: Path) -> None:
     """`factline run` with a broken topics line exits 2 before anything runs, with the one line."""
     path = write(tmp_path / "topics.jsonl", '{"title": ')
-    result = factline(user_env(TOPICS_SOURCE=str(path), DATABASE_URL=f"sqlite:///{tmp_path}/l.db"), "run")
+    result = factline_here(user_env(TOPICS_SOURCE=str(path), DATABASE_URL=f"sqlite:///{tmp_path}/l.db"), "run")
     assert result.returncode == 2
     assert "TOPICS_SOURCE" in result.stderr and "line 1: not JSON" in result.stderr
 

@@ -22,7 +22,7 @@ from pipeline.ledger.models import Publication, Registration, Run
 from pipeline.runner import run_once
 from pipeline.runtime import Runtime
 from testkit.scripted_model import ScriptedModel
-from tests.cli_helpers import FACTLINE, ROOT, user_env
+from tests.cli_helpers import FACTLINE, ROOT, factline_here, user_env
 from tests.pipeline.test_daemon import free_port
 
 
@@ -64,7 +64,7 @@ def test_site_serve_keeps_serving_what_a_finished_run_published(settings: Settin
     """`factline run` says its pages stop with it; `factline site serve` then serves them until SIGTERM (exit 0)."""
     env = user_env(DATABASE_URL=settings.database_url, OPENAI_BASE_URL=model.base_url, FACTLINE_MODEL="scripted",
                    LOCAL_SITE_DIR=str(tmp_path / "site"), LOCAL_SITE_PORT=str(_free_port()))
-    done = subprocess.run([*FACTLINE, "run"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    done = factline_here(env, "run")  # in this process; `site serve` below is the real process under test
     assert done.returncode == 0, done.stderr
     assert "stops now; `factline site serve`" in done.stdout and "verified at " in done.stdout
     url = next(w for w in done.stdout.split() if w.startswith("http://") and w.endswith(".html"))
@@ -104,8 +104,7 @@ def test_run_dry_run_prints_the_preview_path_and_exits_0(settings: Settings, mod
     """`factline run --dry-run`: the report says previewed (exit 0), the last line is the page's path."""
     env = user_env(DATABASE_URL=settings.database_url, OPENAI_BASE_URL=model.base_url, FACTLINE_MODEL="scripted",
                    LOCAL_SITE_DIR=str(tmp_path / "site"), LOCAL_SITE_PORT="0", PREVIEW_DIR=str(tmp_path / "preview"))
-    done = subprocess.run([*FACTLINE, "run", "--dry-run"], env=env, cwd=ROOT, capture_output=True, text=True,
-                          timeout=180)
+    done = factline_here(env, "run", "--dry-run")
     assert done.returncode == 0, done.stderr
     assert "previewed (exit 0)" in done.stdout and "publish" not in done.stdout.replace("published", "")
     path = Path(done.stdout.strip().splitlines()[-1].removeprefix("preview: "))

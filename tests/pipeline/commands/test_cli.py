@@ -1,4 +1,5 @@
-"""The command line as a user runs it: real processes, exit codes, the printed report, ledger_diff."""
+"""The command line as a user runs it: real processes, exit codes, the printed report, ledger_diff (what `runs --json`
+says of a run is read in the test process: factline_here)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from testkit.scripted_model import ScriptedModel, say, script
-from tests.cli_helpers import factline_read
+from tests.cli_helpers import factline_here, factline_read
 from tests.paths import ROOT
 
 INCIDENT = "已发布至平台 https://domain/item/fake-id，拟人化评分 82 分，登记号 CT-20260922-001。"
@@ -61,7 +62,7 @@ def test_runs_json_shows_each_call_with_outcome_and_reason(db_url: str, model: S
     """factline runs --run ID --json: the verdict and every call's name, outcome and reason."""
     env = _env(db_url, model, tmp_path)
     model.policy = script(say("x"), then=lambda request: script()(request))
-    assert _factline(env, "run").returncode == 0
+    assert factline_here(env, "run").returncode == 0  # in this process: the test is the JSON, not the exit
     detail = json.loads(factline_read(env, "runs", "--run", "1", "--json").stdout)
     assert detail["verdict"] == "success"
     assert {(c["name"], c["outcome"]) for c in detail["tool_calls"]} >= {("publish", "ok"), ("register", "ok")}

@@ -11,21 +11,22 @@ from pathlib import Path
 import pytest
 
 from testkit.scripted_model import ScriptedModel, say, script
-from tests.cli_helpers import ROOT, factline, factline_read, piped, user_env
+from tests.cli_helpers import ROOT, factline_here, factline_read, piped, user_env
 
 CLAIM = "已发布，登记号 CT-20260101-001"
 
 
 @pytest.fixture(scope="module")
 def ledger(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Path]]:
-    """A folder whose SQLite ledger holds three runs made by `factline run`: success, success, hallucinated."""
+    """A folder whose SQLite ledger holds three runs made by `factline run` (in this process: factline_here):
+    success, success, hallucinated."""
     folder = tmp_path_factory.mktemp("ledger")
     with ScriptedModel() as model:
         env = user_env(DATABASE_URL=f"sqlite:///{folder}/ledger.db", OPENAI_BASE_URL=model.base_url,
                        FACTLINE_MODEL="scripted", LOCAL_SITE_DIR=str(folder / "site"), LOCAL_SITE_PORT="0")
-        assert [factline(env, "run").returncode for _ in range(2)] == [0, 0]
+        assert [factline_here(env, "run").returncode for _ in range(2)] == [0, 0]
         model.policy = script(say(CLAIM), say(CLAIM), say(CLAIM))
-        assert factline(env, "run").returncode == 3
+        assert factline_here(env, "run").returncode == 3
         yield env, folder
 
 

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from pipeline.ledger.db import open_ledger
-from tests.cli_helpers import factline, factline_read, piped, user_env
+from tests.cli_helpers import factline, factline_here, factline_read, piped, user_env
 from tests.conftest import fresh_pg_database
 
 READ_ONLY = [["runs"], ["runs", "--json"], ["runs", "--run", "1"], ["report"], ["report", "--day", "yesterday"],
@@ -72,7 +72,7 @@ def test_every_bad_setting_is_one_line_at_start_and_nothing_runs(tmp_path: Path)
     ledger created."""
     env = user_env(DATABASE_URL=f"sqlite:///{tmp_path}/ledger.db", LOG_LEVEL="loud", RUN_MAX_TURNS="0",
                    SCHEDULE_CRON="0 0 31 2 *", OPENAI_BASE_URL="localhost:8080")
-    done = factline(env, "run", cwd=tmp_path)
+    done = factline_here(env, "run", cwd=tmp_path)
     lines = done.stderr.splitlines()
     assert done.returncode == 2 and done.stdout == ""
     assert [line.split(":")[1].strip() for line in lines] == [
@@ -113,7 +113,7 @@ def test_a_ledger_from_a_newer_factline_is_refused_in_one_line_by_reads_writes_a
     engine = create_engine(url)
     with engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
-    command = factline if words[0] in ("run", "web") else factline_read  # the writers start as processes
+    command = factline if words[0] == "web" else factline_here  # the dashboard serves until a signal: a process
     done = command(user_env(DATABASE_URL=url, WEB_PORT="0"), *words, cwd=tmp_path)
     assert done.returncode != 0 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "is at migration 9999, made by a newer factline" in done.stderr, done.stderr

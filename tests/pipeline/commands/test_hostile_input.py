@@ -17,7 +17,7 @@ from pipeline.outcome import RunStatus, Verdict
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 from testkit.daemon_process import LedgerProbe
-from tests.cli_helpers import factline, user_env
+from tests.cli_helpers import factline, factline_here, user_env
 from tests.local_http import LocalHTTP, answer
 
 
@@ -101,7 +101,7 @@ def test_every_bad_setting_is_reported_at_once_one_line_each_exit_2(tmp_path: Pa
     env = user_env(PUBLISH_DOMAIN_WHITELIST="https://example.com,example.org:8080", HTTP_TIMEOUT_SECONDS="inf",
                    LLM_TIMEOUT_SECONDS="1e300", RUN_MAX_SECONDS="nan", DATABASE_URL="sqlite://",
                    TOPICS_SOURCE=str(tmp_path / "missing.txt"))
-    done = factline(env, "run", cwd=tmp_path)
+    done = factline_here(env, "run", cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     named = ["PUBLISH_DOMAIN_WHITELIST", "HTTP_TIMEOUT_SECONDS", "LLM_TIMEOUT_SECONDS", "RUN_MAX_SECONDS",
@@ -109,7 +109,7 @@ def test_every_bad_setting_is_reported_at_once_one_line_each_exit_2(tmp_path: Pa
     assert sorted(line.split()[3].rstrip(":") for line in lines) == sorted(named), done.stderr
     assert all(line.startswith("factline: invalid setting ") for line in lines)
     assert not list(tmp_path.glob("*.db"))
-    empty = factline(user_env(PUBLISH_DOMAIN_WHITELIST=" , "), "run", cwd=tmp_path)
+    empty = factline_here(user_env(PUBLISH_DOMAIN_WHITELIST=" , "), "run", cwd=tmp_path)
     assert empty.returncode == 2 and "PUBLISH_DOMAIN_WHITELIST: must name at least one host" in empty.stderr
 
 
@@ -127,7 +127,7 @@ def test_settings_a_run_cannot_work_with_are_refused_at_start_one_line_each_exit
     env = user_env(OPENAI_BASE_URL="http://", FACTLINE_MODEL="", RUN_MAX_TURNS=str(10**23),
                    LLM_MAX_TOKENS_TEXT=str(10**20), DATABASE_URL="sqlite:////proc/factline/ledger.db",
                    LOCAL_SITE_DIR="/proc/factline/site", LOCAL_SITE_HOST="999.1.1.1")
-    done = factline(env, "run", cwd=tmp_path)
+    done = factline_here(env, "run", cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == "", done.stderr
     lines = done.stderr.strip().splitlines()
     named = ["OPENAI_BASE_URL", "FACTLINE_MODEL", "RUN_MAX_TURNS", "LLM_MAX_TOKENS_TEXT", "DATABASE_URL",

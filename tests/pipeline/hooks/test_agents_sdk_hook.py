@@ -20,7 +20,7 @@ from pipeline.guard import AgentHallucinationError  # noqa: E402
 from pipeline.hooks.openai_agents import ClaimCheck  # noqa: E402
 from pipeline.ledger.models import Claim, Nudge, Run, ToolCall  # noqa: E402
 from testkit.scripted_model import ScriptedModel, call, say, script  # noqa: E402
-from tests.cli_helpers import factline, user_env  # noqa: E402
+from tests.cli_helpers import factline_read, user_env  # noqa: E402
 
 CLAIM = "Your reservation ZFA04Y has been successfully cancelled."
 CANCEL = call("cancel_reservation", {"reservation_id": "ZFA04Y"})
@@ -99,5 +99,5 @@ def test_calls_claims_and_nudges_are_written_to_a_factline_ledger(model: Scripte
         assert [(c.capability, c.backed) for c in s.scalars(select(Claim).order_by(Claim.id))] == [
             ("cancel_reservation", False), ("cancel_reservation", True)]
         assert s.scalars(select(Nudge)).one().kind == "hallucination"
-    audited = factline(user_env(DATABASE_URL=url), "audit", "--run", str(run.id), "--json")
+    audited = factline_read(user_env(DATABASE_URL=url), "audit", "--run", str(run.id), "--json")
     assert audited.returncode == 3  # the first text claimed what was not done yet

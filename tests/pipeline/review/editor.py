@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from testkit.scripted_model import ScriptedModel
-from tests.cli_helpers import factline, user_env
+from tests.cli_helpers import factline_here, user_env
 
 
 def env_for(db_url: str, model: ScriptedModel, tmp_path: Path, **values: str) -> dict[str, str]:
@@ -17,7 +17,8 @@ def env_for(db_url: str, model: ScriptedModel, tmp_path: Path, **values: str) ->
 
 
 def held_run(env: dict[str, str], *args: str) -> int:
-    done = factline(env, "run", *args)
+    """`factline run` in the test process (factline_here) that held its run for review: the run's id."""
+    done = factline_here(env, "run", *args)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "awaits review" in done.stdout and "factline review approve" in done.stdout
     return int(done.stdout.split("run ", 1)[1].split(":", 1)[0])

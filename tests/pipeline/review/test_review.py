@@ -1,6 +1,7 @@
-"""Approving a held run, as an editor does it: real `factline` processes, a real ledger (SQLite and PostgreSQL),
-the scripted model over HTTP, the local site served for real. The gate's modes, expiry, rejection and what the
-report says of waiting runs are in test_review_gate.py."""
+"""Approving a held run, as an editor does it: `factline` run in the test process (factline_here; two concurrent
+approvals are real processes), a real ledger (SQLite and PostgreSQL), the scripted model over HTTP, the local site
+served for real. The gate's modes, expiry, rejection and what the report says of waiting runs are in
+test_review_gate.py."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from sqlalchemy import select
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.models import Publication, Registration, Review, Run, ToolCall
 from testkit.scripted_model import ScriptedModel
-from tests.cli_helpers import FACTLINE, ROOT, factline, factline_read
+from tests.cli_helpers import FACTLINE, ROOT, factline_here, factline_read
 from tests.pipeline.review.editor import env_for, held_run, pages
 
 
@@ -46,10 +47,10 @@ def test_approve_publishes_the_held_version_in_the_same_run_once(
     """approve: the same run publishes, registers, reports (success); a second approve is refused with exit 1."""
     env = env_for(db_url, model, tmp_path)
     run_id = held_run(env)
-    done = factline(env, "review", "approve", str(run_id), "--by", "alice")
+    done = factline_here(env, "review", "approve", str(run_id), "--by", "alice")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "success" in done.stdout
-    again = factline(env, "review", "approve", str(run_id), "--by", "bob")
+    again = factline_here(env, "review", "approve", str(run_id), "--by", "bob")
     assert again.returncode == 1
     assert [line for line in again.stderr.splitlines() if line.startswith("factline:")] == [
         line for line in again.stderr.splitlines() if "already approved by alice" in line and "INFO" not in line]
@@ -70,7 +71,7 @@ def test_an_edit_is_published_as_its_own_version(db_url: str, model: ScriptedMod
     run_id = held_run(env)
     edit = tmp_path / "edit.md"
     edit.write_text("# An editor's title\n\nThe editor rewrote this paragraph about heat pumps entirely.\n")
-    done = factline(env, "review", "approve", str(run_id), "--edit", str(edit), "--by", "alice")
+    done = factline_here(env, "review", "approve", str(run_id), "--edit", str(edit), "--by", "alice")
     assert done.returncode == 0, done.stdout + done.stderr
     sessions = open_ledger(db_url)
     with sessions() as s:
@@ -89,7 +90,7 @@ def test_an_edit_that_fails_the_checks_is_refused_and_the_run_still_waits(
     run_id = held_run(env)
     edit = tmp_path / "edit.md"
     edit.write_text("# Title\n\nbad \x07 bell\n")
-    done = factline(env, "review", "approve", str(run_id), "--edit", str(edit))
+    done = factline_here(env, "review", "approve", str(run_id), "--edit", str(edit))
     assert done.returncode == 1 and "refused" in done.stderr
     with open_ledger(db_url)() as s:
         assert s.get_one(Run, run_id).status == "awaiting_review"

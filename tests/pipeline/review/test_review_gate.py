@@ -1,6 +1,6 @@
 """The review gate's modes (required, flagged), a review expiring, a rejection, an unknown run, and what the
-report, the alert and `review show` say of a held run: real `factline` processes, a real ledger (SQLite and
-PostgreSQL), the scripted model over HTTP. Approving is in test_review.py."""
+report, the alert and `review show` say of a held run: `factline` run in the test process (factline_here), a
+real ledger (SQLite and PostgreSQL), the scripted model over HTTP. Approving is in test_review.py."""
 
 from __future__ import annotations
 
@@ -13,19 +13,18 @@ from sqlalchemy import select, update
 from pipeline.ledger.db import open_ledger
 from pipeline.ledger.models import Publication, Review, Run
 from testkit.scripted_model import ScriptedModel, say, script
-from tests.cli_helpers import factline, factline_read
+from tests.cli_helpers import factline_here, factline_read
 from tests.pipeline.review.editor import env_for, held_run, pages
 
 
-@pytest.mark.slow  # nine `factline` processes
 def test_reject_publishes_nothing_and_holds_the_topic_unless_requeued(
         db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
     """reject: verdict rejected, no page; a later run takes another topic; approving it then is refused (exit 1)."""
     env = env_for(db_url, model, tmp_path)
     first = held_run(env)
-    done = factline(env, "review", "reject", str(first), "--reason", "wrong year", "--by", "bob")
+    done = factline_here(env, "review", "reject", str(first), "--reason", "wrong year", "--by", "bob")
     assert done.returncode == 0, done.stderr
-    late = factline(env, "review", "approve", str(first), "--by", "alice")
+    late = factline_here(env, "review", "approve", str(first), "--by", "alice")
     assert late.returncode == 1 and "rejected by bob" in late.stderr and "wrong year" in late.stderr
     sessions = open_ledger(db_url)
     with sessions() as s:
@@ -35,7 +34,7 @@ def test_reject_publishes_nothing_and_holds_the_topic_unless_requeued(
     second = held_run(env)
     with sessions() as s:
         assert s.get_one(Run, second).topic_id != rejected_topic
-    factline(env, "review", "reject", str(second), "--reason", "later", "--requeue")
+    factline_here(env, "review", "reject", str(second), "--reason", "later", "--requeue")
     third = held_run(env)
     with sessions() as s:
         assert s.get_one(Run, third).topic_id == s.get_one(Run, second).topic_id  # requeued: taken again
@@ -51,7 +50,7 @@ def test_a_review_past_its_hours_expires_and_cannot_be_approved(
     with sessions.begin() as s:
         s.execute(update(Review).where(Review.run_id == run_id).values(
             created_at=s.scalar(select(Run.started_at).where(Run.id == run_id)).replace(year=2020)))
-    late = factline(env, "review", "approve", str(run_id))
+    late = factline_here(env, "review", "approve", str(run_id))
     assert late.returncode == 1 and "expired" in late.stderr
     with sessions() as s:
         assert s.get_one(Run, run_id).verdict == "expired"
@@ -61,7 +60,7 @@ def test_a_review_past_its_hours_expires_and_cannot_be_approved(
 def test_flagged_mode_holds_only_runs_the_guard_flagged(db_url: str, model: ScriptedModel, tmp_path: Path) -> None:
     """REVIEW_MODE=flagged: a clean run publishes at once (success, exit 0)."""
     env = env_for(db_url, model, tmp_path, REVIEW_MODE="flagged")
-    done = factline(env, "run")
+    done = factline_here(env, "run")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "awaits review" not in done.stdout
     assert len(pages(tmp_path)) == 1
@@ -73,7 +72,7 @@ def test_an_unknown_run_is_a_usage_error(action: str, db_url: str, model: Script
     env = env_for(db_url, model, tmp_path)
     held_run(env)
     extra = ["--reason", "x"] if action == "reject" else []
-    done = factline(env, "review", action, "999", *extra)
+    done = factline_here(env, "review", action, "999", *extra)
     assert done.returncode == 2 and "no run 999" in done.stderr
 
 
