@@ -39,7 +39,7 @@ def test_each_deployment_value_is_read_from_its_flat_variable_into_its_group(wor
     assert config.sources["WEB_PORT"] == "environment $WEB_PORT"
     assert config.sources["METRICS_PORT"] == "built-in default"
     (only,) = config.pipelines
-    assert only.settings.web_port == 8123  # the pipeline sees the same value
+    assert only.settings.deployment() is deployment  # the pipeline carries the same one
 
 
 def test_the_deployment_keys_are_the_fields_of_the_type_and_none_is_a_pipeline_key() -> None:
