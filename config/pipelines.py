@@ -71,7 +71,7 @@ class Config:
     pipelines: tuple[Pipeline, ...]
     sources: dict[str, str]
 
-    def shown(self, pipeline: Pipeline) -> dict[str, tuple[str, str]]:
+    def rows(self, pipeline: Pipeline) -> dict[str, tuple[str, str]]:
         """What ``factline config show`` prints for a pipeline, by key in sorted order: its own settings and the
         deployment's (under their variable names in lower case), each as ``(value as shown, where it came from)``."""
         rows = {name.lower(): (shown(value), self.sources[name.upper()])

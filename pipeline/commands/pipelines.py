@@ -67,7 +67,7 @@ def cmd_pipelines(deployment: Deployment, settings: Settings, args: argparse.Nam
 
 def cmd_config_show(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     chosen = [select_pipeline(args.fleet, args.pipeline)] if args.pipeline else args.fleet
-    tables = {p.name: args.config.shown(p) for p in chosen}  # each pipeline's settings with the deployment's
+    tables = {p.name: args.config.rows(p) for p in chosen}  # each pipeline's settings with the deployment's
     if args.json:
         print(json.dumps({name: {k: {"value": value, "source": source} for k, (value, source) in rows.items()}
                           for name, rows in tables.items()}, ensure_ascii=False))
