@@ -53,13 +53,13 @@ class Unit:
         settings = load_settings(database_url=f"sqlite:///{folder}/ledger.db", openai_base_url="http://127.0.0.1:9/v1",
                                  run_max_tool_calls=10_000, run_max_turns=10_000)  # the largest budgets allowed; a full run makes ~6,600 calls
         production_logs_to_devnull()
-        self.sessions = open_ledger(settings.database_url)
+        self.sessions = open_ledger(settings.deployment().ledger.url)
         engine = self.sessions.kw["bind"]
         event.listen(engine, "connect", lambda conn, _record: conn.execute(f"PRAGMA synchronous={synchronous}"))
         engine.dispose()
         with self.sessions.begin() as s:
             run_id = open_run(s, trigger="manual")
-        self.journal = RunJournal(self.sessions, run_id, Redactor.of(settings))
+        self.journal = RunJournal(self.sessions, run_id, Redactor.of(settings.deployment(), settings))
         ctx = CapabilityContext(run_id=run_id, settings=settings, store=SimpleNamespace(run_id=run_id),  # type: ignore[arg-type]
                                 http=None, text_model=None, target=None)  # type: ignore[arg-type]
         self.catalog = noop_catalog()

@@ -49,12 +49,13 @@ from config.settings import RenamedEnv, Settings, check_deployment, check_settin
 
 DEFAULT_FILE = Path("factline.toml")
 SECRET_KEYS = frozenset({"openai_api_key", "wordpress_app_password"})
-PIPELINE_KEYS = frozenset(Settings.model_fields) - DEPLOYMENT_KEYS - SECRET_KEYS - {"pipeline"}
+PIPELINE_KEYS = frozenset(Settings.model_fields) - SECRET_KEYS - {"pipeline"}
 
 
 @dataclass(frozen=True)
 class Pipeline:
-    """One pipeline's effective settings and where each value came from (for ``factline config show``)."""
+    """One pipeline's effective settings and where each of its values came from (by field: ``factline config
+    show``, with the deployment's from ``Config.sources``)."""
 
     name: str
     settings: Settings
@@ -69,6 +70,15 @@ class Config:
     deployment: Deployment
     pipelines: tuple[Pipeline, ...]
     sources: dict[str, str]
+
+    def rows(self, pipeline: Pipeline) -> dict[str, tuple[str, str]]:
+        """What ``factline config show`` prints for a pipeline, by key in sorted order: its own settings and the
+        deployment's (under their variable names in lower case), each as ``(value as shown, where it came from)``."""
+        rows = {name.lower(): (shown(value), self.sources[name.upper()])
+                for name, value in self.deployment.values().items()}
+        rows |= {name: (shown(getattr(pipeline.settings, name)), source)
+                 for name, source in pipeline.sources.items()}
+        return dict(sorted(rows.items()))
 
 
 def config_path() -> Path | None:
@@ -198,7 +208,7 @@ def _file_settings_class(defaults: dict[str, Any] | None) -> type[Settings]:
             env = tuple(InitSettingsSource(settings_cls, dict(values)) for values in environment)
             if defaults is None:
                 return init_settings, *env
-            return init_settings, InitSettingsSource(settings_cls, dict(defaults)), *env
+            return init_settings, InitSettingsSource(settings_cls, _plain(defaults)), *env
 
     FileSettings.__name__ = FileSettings.__qualname__ = "Settings"
     return FileSettings
@@ -236,9 +246,8 @@ def _sources(settings: Settings, table: dict[str, Any], defaults: dict[str, Any]
     return found
 
 
-def shown(settings: Settings, name: str) -> str:
+def shown(value: object) -> str:
     """A setting's value as ``config show`` prints it: secrets masked, passwords in URLs masked."""
-    value = getattr(settings, name)
     if value is None:
         return "(unset)"
     if isinstance(value, SecretStr):

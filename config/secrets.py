@@ -1,15 +1,17 @@
 """Secrets never leave: every configured secret is replaced by ``[redacted]`` wherever text is kept.
 
-    Redactor.of(*settings)   the secrets of one or more pipelines' Settings (``secret_values``)
-    redactor(text)           ``text`` with every secret replaced; redactor.data(value) does the same
-                             inside dicts and lists (a tool call's result, an event's detail)
+    Redactor.of(deployment, *settings)   the secrets of the Deployment and of one or more pipelines' Settings
+                                         (``secret_values``)
+    redactor(text)                       ``text`` with every secret replaced; redactor.data(value) does the
+                                         same inside dicts and lists (a tool call's result, an event's detail)
 
 The ledger's writer (pipeline.ledger.journal) and every log sink (pipeline.logs) pass their text
-through one. The secrets are OPENAI_API_KEY, WORDPRESS_APP_PASSWORD (also without its spaces: WordPress
-shows it in groups of four; and the Basic credentials it is sent in), WEB_TOKEN and the passwords inside
-DATABASE_URL and CELERY_BROKER_URL, each also as it appears percent-encoded in a URL. Values shorter
-than MIN_LENGTH characters, and the built-in placeholders (``not-needed``, RabbitMQ's ``guest``), are
-left alone: replacing ``guest`` in every text would mangle it and protect nothing.
+through one. The secrets are a pipeline's OPENAI_API_KEY and WORDPRESS_APP_PASSWORD (also without its
+spaces: WordPress shows it in groups of four; and the Basic credentials it is sent in), and the
+deployment's WEB_TOKEN, OTLP header values and the passwords inside DATABASE_URL and CELERY_BROKER_URL,
+each also as it appears percent-encoded in a URL. Values shorter than MIN_LENGTH characters, and the
+built-in placeholders (``not-needed``, RabbitMQ's ``guest``), are left alone: replacing ``guest`` in every
+text would mangle it and protect nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from sqlalchemy.exc import ArgumentError
 from config.values import key_values
 
 if TYPE_CHECKING:
+    from config.deployment import Deployment
     from config.settings import Settings
 
 REDACTED = "[redacted]"
@@ -42,19 +45,21 @@ def url_password(url: str) -> str | None:
         return unquote(match.group(1)) if match else None
 
 
-def secret_values(settings: Settings) -> set[str]:
-    """The secrets one Settings holds, as they may appear in text."""
-    values = {settings.openai_api_key.get_secret_value(), url_password(settings.database_url) or "",
-              url_password(settings.celery_broker_url) or ""}
-    if settings.wordpress_app_password is not None:
-        password = settings.wordpress_app_password.get_secret_value()
-        values |= {password, password.replace(" ", "")}
-        basic = f"{settings.wordpress_user or ''}:{password}".encode()
-        values.add(base64.b64encode(basic).decode())  # the Authorization header, as an error page may echo it
-    if settings.otel_exporter_otlp_headers is not None:  # an OTLP API key (Authorization=..., api_key=...)
-        values |= set(key_values(settings.otel_exporter_otlp_headers.get_secret_value()).values())
-    if settings.web_token is not None:
-        values.add(settings.web_token.get_secret_value())
+def secret_values(deployment: Deployment, *settings: Settings) -> set[str]:
+    """The secrets of a Deployment (the passwords in DATABASE_URL and CELERY_BROKER_URL, the OTLP headers' values,
+    WEB_TOKEN) and of pipelines' Settings (OPENAI_API_KEY, WORDPRESS_APP_PASSWORD), as they may appear in text."""
+    values = {url_password(deployment.ledger.url) or "", url_password(deployment.executor.broker_url) or ""}
+    if deployment.otel.headers is not None:  # an OTLP API key (Authorization=..., api_key=...)
+        values |= set(key_values(deployment.otel.headers.get_secret_value()).values())
+    if deployment.web.token is not None:
+        values.add(deployment.web.token.get_secret_value())
+    for one in settings:
+        values.add(one.openai_api_key.get_secret_value())
+        if one.wordpress_app_password is not None:
+            password = one.wordpress_app_password.get_secret_value()
+            values |= {password, password.replace(" ", "")}
+            basic = f"{one.wordpress_user or ''}:{password}".encode()
+            values.add(base64.b64encode(basic).decode())  # the Authorization header, as an error page may echo it
     values |= {quote(value, safe="") for value in values}
     return {v for v in values if len(v) >= MIN_LENGTH and v not in PLACEHOLDERS}
 
@@ -67,8 +72,9 @@ class Redactor:
         self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
 
     @classmethod
-    def of(cls, *settings: Settings) -> Redactor:
-        return cls(value for one in settings for value in secret_values(one))
+    def of(cls, deployment: Deployment, *settings: Settings) -> Redactor:
+        """The secrets of the deployment and of every pipeline's settings given."""
+        return cls(secret_values(deployment, *settings))
 
     def __call__(self, text: str) -> str:
         return self._pattern.sub(REDACTED, text) if self._pattern is not None and text else text

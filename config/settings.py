@@ -1,5 +1,13 @@
 """A pipeline's Settings, read from the environment, an optional .env file and the pipelines file; every check.
 
+Two types, two owners (docs/architecture.md, "Settings: the deployment's and a pipeline's"):
+
+    Deployment   config.deployment: where this process runs (ledger, executor, logs, metrics, web, site, model,
+                 probe, otel, prune), the same for every pipeline, read once from the environment and .env
+    Settings     here: what one pipeline does (schedule, language, model and endpoint, budgets, sources, target)
+                 and its secrets; no deployment value is a field of it. It carries the Deployment it was
+                 loaded with (``settings.deployment()``), which no settings source can fill
+
 Nothing reads ``os.environ`` at import time: ``config.pipelines.load_config()`` is called by the CLI's ``main()``
 and the result is passed down (``load_settings()`` builds one pipeline's Settings the same way, for tests and
 scripts). A bad value raises ``ConfigError`` whose message is one line naming the variable; every bad setting is
@@ -13,21 +21,20 @@ from __future__ import annotations
 import importlib.util
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, PrivateAttr, SecretStr, ValidationError, field_validator
+from pydantic.fields import FieldInfo
 from sqlalchemy.engine import make_url
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from config.deployment import (DEPLOYMENT_KEYS, RABBITMQ_CONSUMER_TIMEOUT_SECONDS, VARIABLES, Deployment,
-                               load_deployment, nest)
+                               load_deployment)
 from config.errors import ConfigError
 from config.topics import TopicsFileError, read_jsonl_topics
-from config.values import (BARE_HOST, DAY, HOUR, MAX_BYTES, MAX_CONTEXT, BindHost, BrokerUrl, Cron, DatabaseUrl,
-                           HttpUrl, KeyValues, LogFormat, LogLevel, SecretKeyValues, TimeZone, Token, ip_literal,
-                           seconds)
+from config.values import BARE_HOST, DAY, HOUR, MAX_BYTES, MAX_CONTEXT, Cron, HttpUrl, TimeZone, ip_literal, seconds
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_TOPICS = CONFIG_DIR / "topics.jsonl"
@@ -40,25 +47,16 @@ ENV_NAMES = {"language": "FACTLINE_LANGUAGE",  # LANGUAGE is gettext's variable,
 class Settings(BaseSettings):
     """What one pipeline does, and its secrets. Environment names are the field names in upper case.
 
-    It also holds its deployment's values under their flat names (``database_url``, ``web_port``...: the fields
-    of config.deployment.Deployment), filled from the one Deployment the process loaded, so that they agree in
-    every pipeline; code takes them from the Deployment, ``config show`` and the Redactor read them here."""
+    No deployment value is a field (``Settings(database_url=...)`` is a validation error; a deployment variable
+    in the environment or .env is the Deployment's, which RenamedEnv leaves out); code that reads one takes the
+    Deployment. ``deployment()`` is the Deployment these settings were loaded with (check_settings sets it)."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(env_file=".env", extra="forbid", frozen=True)
+    _deployment: Deployment | None = PrivateAttr(None)  # set by check_settings: no settings source can fill it
 
     # the pipeline these settings belong to (its name comes from the pipelines file: config.pipelines)
     pipeline: str = Field("content", pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
     language: Literal["en", "zh"] = "en"  # the language of the articles this pipeline writes (FACTLINE_LANGUAGE)
-
-    # ledger
-    database_url: DatabaseUrl = "sqlite:///var/factline.db"
-
-    # where runs execute: in the daemon's process, or on Celery workers (pipeline.daemon, pipeline.workers)
-    executor: Literal["inline", "celery"] = "inline"
-    celery_broker_url: BrokerUrl = "amqp://guest:guest@127.0.0.1:5672//"
-    celery_queue: str = Field("factline.ticks", pattern=r"^[A-Za-z0-9_.-]{1,200}$")  # one queue per deployment
-    celery_reconcile_seconds: float = Field(15.0, gt=0, le=3600)  # how often the scheduler re-sends lost ticks
-    run_heartbeat_seconds: float = Field(10.0, gt=0, le=600)  # a worker's run proves it is alive this often
 
     # the LLM endpoint (any OpenAI-compatible chat-completions server with tools)
     openai_base_url: HttpUrl = None
@@ -69,11 +67,6 @@ class Settings(BaseSettings):
     llm_max_tokens_turn: int = Field(512, ge=16, le=MAX_CONTEXT)  # one agent turn (a tool call or a short answer)
     llm_max_tokens_text: int = Field(1024, ge=64, le=MAX_CONTEXT)  # one draft or rewrite
     llm_temperature: float = Field(0.0, ge=0, le=2)
-
-    # the embedded local model, used when OPENAI_BASE_URL is unset (pipeline.localmodel)
-    model_cache_dir: Path = Path.home() / ".cache" / "factline"
-    local_model_ctx: int = Field(8192, ge=512, le=MAX_CONTEXT)
-    local_model_threads: int = Field(2, ge=1, le=1024)
 
     # the hallucination guard
     agent_hallucination_guard: bool = True
@@ -113,9 +106,6 @@ class Settings(BaseSettings):
     # publishing
     publish_target: Literal["local", "wordpress"] = "local"
     publish_domain_whitelist: CommaList = ["127.0.0.1", "localhost"]
-    local_site_dir: Path = Path("var/site")
-    local_site_host: BindHost = "127.0.0.1"
-    local_site_port: int = Field(8765, ge=0, le=65535)
     wordpress_url: HttpUrl = None
     wordpress_user: str | None = None
     wordpress_app_password: SecretStr | None = None
@@ -129,10 +119,6 @@ class Settings(BaseSettings):
     review: Literal["none", "required", "flagged"] = "none"
     review_expire_hours: float = seconds(72.0, 24 * 366)
 
-    # logging (both case-insensitive; NO_COLOR, the cross-tool convention, is read by pipeline.logs)
-    log_format: LogFormat = "text"
-    log_level: LogLevel = "INFO"
-
     # daemon (crontab expressions and an IANA time zone, checked here with config.cron)
     schedule_cron: Cron = "0 6 * * *"
     schedule_timezone: TimeZone = "UTC"
@@ -140,45 +126,8 @@ class Settings(BaseSettings):
     # ticks missed while no scheduler ran (within the grace time): each its own run, only the latest, or none
     schedule_catch_up: Literal["all", "latest", "none"] = "all"
     report_cron: Cron = "55 23 * * *"
-    # retention (pipeline.ledger.prune): the daemon clears the bulky texts of runs older than this many days,
-    # at PRUNE_CRON (UTC); 0: never. With PRUNE_ARCHIVE_DIR it first appends them to prune-<UTC date>.jsonl there
-    prune_after_days: int = Field(0, ge=0, le=36_500)
-    prune_cron: Cron = "30 3 * * *"
-    prune_archive_dir: Path | None = None
     alert_webhook_url: HttpUrl = None
     alert_deadline_seconds: float = seconds(10.0, HOUR)  # one POST, all of it (pipeline.webhook)
-    metrics_host: BindHost = "127.0.0.1"
-    metrics_port: int = Field(9464, ge=0, le=65535)  # 0: pick a free port (the daemon prints it)
-
-    # OpenTelemetry traces (pipeline.tracing): off unless an OTLP endpoint or OTEL_TRACES_EXPORTER says where to
-    # send them; the standard variable names, read here and passed down (the SDK reads none of them itself)
-    otel_sdk_disabled: bool = False
-    otel_traces_exporter: Literal["otlp", "console", "none"] | None = None  # unset: otlp when an endpoint is set
-    otel_exporter_otlp_endpoint: HttpUrl = None  # the collector's base URL; /v1/traces is appended
-    otel_exporter_otlp_traces_endpoint: HttpUrl = None  # the full URL of the traces endpoint, used as it is
-    otel_exporter_otlp_protocol: Literal["http/protobuf"] = "http/protobuf"
-    otel_exporter_otlp_headers: SecretKeyValues = None  # key=value,key=value (an API key: a secret, never logged)
-    otel_exporter_otlp_timeout: float = seconds(10.0, HOUR)  # one export request (seconds, as the Python SDK reads it)
-    otel_service_name: str = "factline"
-    otel_resource_attributes: KeyValues = None  # key=value,key=value
-    otel_bsp_max_queue_size: int = Field(2048, ge=1)  # spans waiting for export; past it new spans are dropped
-    otel_bsp_schedule_delay: int = Field(5000, ge=1)  # milliseconds between two exports
-    otel_bsp_max_export_batch_size: int = Field(512, ge=1)
-    otel_instrumentation_genai_capture_message_content: bool = False  # message, tool argument and result text in spans
-
-    # the dashboard (factline web; the daemon serves it too when WEB_PORT is not 0): pipeline.web
-    web_host: BindHost = "127.0.0.1"
-    web_port: int = Field(0, ge=0, le=65535)
-    web_token: Token = None  # when set, required as a bearer token or the login form's cookie
-    web_session_hours: float = Field(12.0, gt=0, le=24 * 30, allow_inf_nan=False)  # a login cookie's lifetime
-    web_trust_forwarded_proto: bool = False  # believe X-Forwarded-Proto: https (a TLS proxy in front) for Secure cookies
-
-    # probe suite (factline probe): concurrency, a per-run token cap, and the --gate thresholds
-    probe_concurrency: int = Field(2, ge=1, le=64)
-    probe_max_tokens: int = Field(3_000_000, ge=1, le=1_000_000_000)
-    probe_gate_unknown_tool: float = Field(0.05, ge=0, le=1)
-    probe_gate_shadow_call: float = Field(0.10, ge=0, le=1)
-    probe_gate_hallucinated_argument: float = Field(0.20, ge=0, le=1)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
@@ -224,9 +173,27 @@ class Settings(BaseSettings):
         return value
 
     def deployment(self) -> Deployment:
-        """The deployment's values these settings were loaded with (config.deployment; the same in every pipeline
-        of a process): what opening one pipeline on its own needs (pipeline.runtime.open_runtime)."""
-        return Deployment(**nest({name: getattr(self, name.lower()) for name in VARIABLES}))
+        """The Deployment these settings were loaded with (the same for every pipeline of a process): what opening
+        one pipeline on its own needs (pipeline.runtime.open_runtime)."""
+        if self._deployment is None:
+            raise RuntimeError("these Settings were built without a Deployment: load them with config.load_settings "
+                               "or config.load_config")
+        return self._deployment
+
+    def with_deployment(self, deployment: Deployment) -> Settings:
+        """A copy carrying ``deployment`` instead (a test or script that changes a deployment value:
+        tests/deployments.py)."""
+        copy = super().model_copy()
+        copy._deployment = deployment
+        return copy
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Settings:
+        """A copy with ``update`` applied, which may name only a pipeline's settings: a deployment value changed here
+        would change nothing (change the Deployment instead)."""
+        if unknown := sorted(set(update or {}) - set(type(self).model_fields)):
+            raise ValueError(f"not a pipeline's setting: {', '.join(unknown)}"
+                             + (" (a deployment value: change the Deployment)" if set(unknown) & DEPLOYMENT_KEYS else ""))
+        return super().model_copy(update=update, deep=deep)
 
     def wordpress_site(self) -> tuple[str, str, SecretStr]:
         """WORDPRESS_URL, WORDPRESS_USER and WORDPRESS_APP_PASSWORD; a ConfigError names every one missing."""
@@ -246,7 +213,9 @@ def _missing_wordpress(settings: Settings) -> list[str]:
 
 
 class RenamedEnv(PydanticBaseSettingsSource):
-    """An environment source in which a field listed in ENV_NAMES is read from its own variable name."""
+    """An environment source in which a field listed in ENV_NAMES is read from its own variable name, and which
+    hands over nothing but fields: with extra fields forbidden, pydantic-settings' .env source returns every other
+    variable of the file too (a deployment's WEB_PORT=8080, say), which would fail every pipeline's Settings."""
 
     def __init__(self, settings_cls: type[BaseSettings], inner: PydanticBaseSettingsSource) -> None:
         super().__init__(settings_cls)
@@ -262,7 +231,7 @@ class RenamedEnv(PydanticBaseSettingsSource):
             values.pop(field, None)
             if (value := variables.get(variable.lower())) is not None:
                 values[field] = value
-        return values
+        return {name: value for name, value in values.items() if name in self.settings_cls.model_fields}
 
 
 def env_name(field: str) -> str:
@@ -368,30 +337,41 @@ def check_deployment(overrides: dict[str, Any] | None = None) -> tuple[Deploymen
 
 
 def load_settings(**overrides: object) -> Settings:
-    """One pipeline's Settings from the environment (and .env), with the deployment's values; a ConfigError with a
-    line per bad variable, the deployment's first. (The CLI reads the pipelines file too: config.pipelines.)"""
+    """One pipeline's Settings from the environment (and .env), carrying the Deployment; a ConfigError with a line
+    per bad variable, the deployment's first. ``overrides`` are by field or deployment variable name in lower case
+    (``run_max_turns``, ``web_port``). (The CLI reads the pipelines file too: config.pipelines.)"""
     deployment, problems = check_deployment({k: v for k, v in overrides.items() if k in DEPLOYMENT_KEYS})
-    return check_settings(Settings, overrides, deployment, problems=problems)
+    return check_settings(Settings, {k: v for k, v in overrides.items() if k not in DEPLOYMENT_KEYS}, deployment,
+                          problems=problems)
 
 
 def check_settings(cls: type[Settings], values: dict[str, Any], deployment: Deployment, where: str = "",
                    problems: list[str] | None = None) -> Settings:
-    """``cls(**values)`` with the deployment's values, or a ConfigError with ``problems`` and one line per bad setting.
+    """``cls(**values)`` carrying ``deployment``, or a ConfigError with ``problems`` and one line per bad setting.
 
     When some values are invalid, the checks across values still run, on those values' defaults, so one start
     reports every problem. ``where`` prefixes each line (the pipelines file and pipeline).
     """
     problems = list(problems or [])
-    values = {**values, **deployment.values()}
     try:
         settings = cls(**values)
     except ValidationError as exc:
         errors = exc.errors()
         problems += list(dict.fromkeys(_problem(err, where) for err in errors))
         bad = {str(err["loc"][0]) for err in errors if err["loc"]}
-        defaults = {name: Settings.model_fields[name].default for name in bad if name in Settings.model_fields}
-        settings = cls(**{**values, **defaults})
+        fields = Settings.model_fields
+        settings = cls(**{**{k: v for k, v in values.items() if k in fields},
+                          **{name: fields[name].default for name in bad if name in fields}})
+    settings._deployment = deployment
     problems += [f"{where}: {line}" if where else line for check in CROSS_CHECKS for line in check(deployment, settings)]
     if problems:
         raise ConfigError(*problems)
     return settings
+
+
+def setting_fields() -> dict[str, FieldInfo]:
+    """Every setting by the variable it is read from, the deployment's first (config.deployment), then a pipeline's
+    in the order Settings declares them: what ``--help`` lists, with its default."""
+    deployment = {name: Deployment.model_fields[group].annotation.model_fields[field]  # type: ignore[union-attr]
+                  for name, (group, field) in VARIABLES.items()}
+    return {**deployment, **{env_name(name): info for name, info in Settings.model_fields.items()}}

@@ -107,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from config.secrets import Redactor
     from pipeline import logs
 
-    logs.configure(args.config.deployment.logs, Redactor.of(*(p.settings for p in args.fleet)))
+    logs.configure(args.config.deployment.logs, Redactor.of(args.config.deployment, *(p.settings for p in args.fleet)))
     return run_command(args.config.deployment, settings, args)
 
 
@@ -122,7 +122,7 @@ def run_command(deployment: Deployment, settings: Settings, args: argparse.Names
     from pipeline.outcome import Interrupted, StopRun, one_line
 
     handler: Handler = args.handler
-    redact = Redactor.of(settings)
+    redact = Redactor.of(deployment, settings)
     try:
         return handler(deployment, settings, args)
     except ConfigError as exc:

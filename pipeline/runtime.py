@@ -48,7 +48,7 @@ class Runtime:
     openai_client: openai.OpenAI
     policy: RetryPolicy
     deadline: RunDeadline  # the run's end, enforced by http and openai_client while a request is in flight
-    redact: Redactor  # the settings' secrets, replaced in every text the run stores (config.secrets)
+    redact: Redactor  # the deployment's and the pipeline's secrets, replaced in every text it stores (config.secrets)
     catalog: Mapping[str, Capability[Any, Any]]  # the chain the runs of this pipeline walk (capabilities.CATALOG)
     tracing: Tracing = NO_TRACING  # the deployment's traces (pipeline.tracing): one provider for every pipeline
 
@@ -92,7 +92,7 @@ def open_publisher(deployment: Deployment, settings: Settings) -> Iterator[Publi
             http_client(settings, deadline, settings.http_timeout_seconds, trust_env=False))
         target = stack.enter_context(open_target(deployment.site, settings, http))
         yield Publisher(settings, open_ledger(deployment.ledger.url), http, page_http, target,
-                        RetryPolicy.from_settings(settings), deadline, Redactor.of(settings))
+                        RetryPolicy.from_settings(settings), deadline, Redactor.of(deployment, settings))
 
 
 def open_endpoint(model: Model, settings: Settings, stack: ExitStack,
@@ -129,7 +129,7 @@ def open_runtimes(deployment: Deployment, pipelines: Sequence[Settings],
     started = time.monotonic()
     with ExitStack() as stack:
         sessions = open_ledger(deployment.ledger.url)
-        tracing = open_tracing(deployment.otel, Redactor.of(*pipelines))
+        tracing = open_tracing(deployment.otel, Redactor.of(deployment, *pipelines))
         stack.callback(tracing.close)
         local: dict[str, Endpoint] = {}
         local_site: PublishTarget | None = None  # one local site serves every pipeline (LOCAL_SITE_* are deployment-wide)
@@ -150,6 +150,7 @@ def open_runtimes(deployment: Deployment, pipelines: Sequence[Settings],
             logger.info("runtime.ready", pipeline=settings.pipeline, endpoint=endpoint.base_url, model=endpoint.model,
                         mode=endpoint.mode, target=target.name, seconds=round(time.monotonic() - started, 2))
             runtimes[settings.pipeline] = Runtime(settings, sessions, http, page_http, target, endpoint, client,
-                                                  RetryPolicy.from_settings(settings), deadline, Redactor.of(settings),
+                                                  RetryPolicy.from_settings(settings), deadline,
+                                                  Redactor.of(deployment, settings),
                                                   CATALOG, tracing)
         yield runtimes

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, \
             web_ledger(f"sqlite:///{tmp}/ledger.db", Path(tmp), log_level="WARNING") as ledger:
-        app = build_app(ledger.settings.deployment(), ledger.settings, read_only_ledger(ledger.settings.database_url))
+        app = build_app(ledger.settings.deployment(), ledger.settings, read_only_ledger(ledger.settings.deployment().ledger.url))
         pages = {"today": "/", "run": f"/runs/{ledger.hostile}", "publications": "/publications",
                  "probes": "/probes"}
         with WebServer(app, "127.0.0.1", 0) as web, sync_playwright() as p:

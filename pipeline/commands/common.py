@@ -1,8 +1,9 @@
 """What every command shares: its help page, output that survives a closed pipe, JSON, times, the ledger.
 
 Help: ``add_command`` builds a subcommand whose epilog lists the settings it reads, with their defaults
-taken from ``config.Settings`` (patterns like ``"RUN_*"`` expand over its fields, so a new setting with
-that prefix shows up by itself), and examples. Nothing there is copied text that can go stale.
+taken from ``config.Deployment`` and ``config.Settings`` (patterns like ``"RUN_*"`` expand over their fields,
+so a new setting with that prefix shows up by itself), and examples. Nothing there is copied text that can go
+stale.
 
 Output: ``emit`` writes to stdout; when the reader has gone (``factline runs | head -1``) it stops writing
 for the rest of the command, and the command's exit code stays what it would have been: a closed pipe is
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from config import Deployment, Settings
-from config.settings import env_name
+from config.settings import setting_fields
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -53,9 +54,10 @@ class NoSuchRun(CommandError):
 
 
 def setting_names(*patterns: str) -> list[str]:
-    """The Settings fields (as the environment variables they are read from: FACTLINE_LANGUAGE, not LANGUAGE)
-    matching ``patterns`` ("RUN_*"; "!PROBE_*" leaves out), in the order Settings declares them."""
-    fields = [env_name(name) for name in Settings.model_fields]
+    """The settings (as the environment variables they are read from: FACTLINE_LANGUAGE, not LANGUAGE) matching
+    ``patterns`` ("RUN_*"; "!PROBE_*" leaves out): the deployment's first, then a pipeline's, each in the order
+    its type declares them (config.settings.setting_fields)."""
+    fields = list(setting_fields())
     chosen = {field for p in patterns if not p.startswith("!") for field in fnmatch.filter(fields, p)}
     chosen -= {field for p in patterns if p.startswith("!") for field in fnmatch.filter(fields, p[1:])}
     return [field for field in fields if field in chosen]
@@ -64,7 +66,7 @@ def setting_names(*patterns: str) -> list[str]:
 @functools.cache
 def _default(variable: str) -> str:
     """A setting's default as --help shows it (cached: every command's parser lists its settings at each start)."""
-    field = Settings.model_fields[next(name for name in Settings.model_fields if env_name(name) == variable)]
+    field = setting_fields()[variable]
     value = field.get_default(call_default_factory=True)
     if value is None:
         return "unset"

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from config import Deployment, Pipeline, Settings
-from config.pipelines import config_path, select as select_pipeline, shown
+from config.pipelines import config_path, select as select_pipeline
 from config.cron import cron_trigger, time_zone
 from pipeline.ledger.db import LedgerError, read_ledger
 from pipeline.ledger.models import Run
@@ -67,17 +67,18 @@ def cmd_pipelines(deployment: Deployment, settings: Settings, args: argparse.Nam
 
 def cmd_config_show(deployment: Deployment, settings: Settings, args: argparse.Namespace) -> int:
     chosen = [select_pipeline(args.fleet, args.pipeline)] if args.pipeline else args.fleet
+    tables = {p.name: args.config.rows(p) for p in chosen}  # each pipeline's settings with the deployment's
     if args.json:
-        print(json.dumps({p.name: {k: {"value": shown(p.settings, k), "source": p.sources[k]}
-                                   for k in sorted(p.sources)} for p in chosen}, ensure_ascii=False))
+        print(json.dumps({name: {k: {"value": value, "source": source} for k, (value, source) in rows.items()}
+                          for name, rows in tables.items()}, ensure_ascii=False))
         return 0
-    for i, p in enumerate(chosen):
+    for i, (name, rows) in enumerate(tables.items()):
         if i:
             print()
-        print(f"[pipeline {p.name}]")
-        width = max(map(len, p.sources))
-        for key in sorted(p.sources):
-            print(f"{key:<{width}} = {shown(p.settings, key):<40} # {p.sources[key]}")
+        print(f"[pipeline {name}]")
+        width = max(map(len, rows))
+        for key, (value, source) in rows.items():
+            print(f"{key:<{width}} = {value:<40} # {source}")
     return 0
 
 

@@ -67,7 +67,7 @@ def cmd_probe(deployment: Deployment, settings: Settings, args: argparse.Namespa
         answers = [a for a in stored(s, outcome.run_id) if (a.probe_id, a.variant) in wanted]
     summary = summarize(key, outcome.run_id, outcome.status, len(chosen), answers)
     emit(json.dumps(summary, ensure_ascii=False) if args.json else format_summary(summary))
-    failures = gate_failures(summary, settings) if args.gate else []
+    failures = gate_failures(summary, deployment.probe) if args.gate else []
     for line in failures:
         print(f"factline: probe gate: {line}", file=sys.stderr)
     return 3 if failures else 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from config import Settings
+from config.deployment import Probe
 from pipeline.guard.prose_calls import written_calls
 from pipeline.probe.scoring import DECOY_OUTCOMES, Verdict, aggregate, rate
 from pipeline.probe.storage import RunKey, StoredAnswer
@@ -67,11 +67,11 @@ def summarize(key: RunKey, run_id: int, status: str, probes: int, answers: list[
     }
 
 
-def gate_failures(summary: dict[str, Any], settings: Settings) -> list[str]:
+def gate_failures(summary: dict[str, Any], probe: Probe) -> list[str]:
     """One line per gated rate above its threshold (PROBE_GATE_<RATE>); empty when the gate passes."""
     failures = []
     for name in GATED:
-        threshold = getattr(settings, f"probe_gate_{name}")
+        threshold = getattr(probe, f"gate_{name}")
         figure = summary["rates"][name]
         if figure["total"] and figure["rate"] > threshold:
             failures.append(f"{name} {figure['rate']:.3f} ({figure['count']}/{figure['total']}) > {threshold}")

@@ -1,15 +1,22 @@
-"""The deployment's settings: read once, by their flat variable names, checked once, and checked with each pipeline."""
+"""The deployment's settings: read once, by their flat variable names, checked once, and checked with each pipeline;
+a pipeline's Settings holds none of them and carries the Deployment."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr, ValidationError
 
-from config import ConfigError, load_config
+from config import ConfigError, Settings, load_config, load_settings
 from config.deployment import DEPLOYMENT_KEYS, VARIABLES, Deployment
 from config.pipelines import PIPELINE_KEYS
 from tests.cli_helpers import factline_read
+from config.secrets import Redactor
+from tests.deployments import redeploy
 from tests.paths import ROOT
 
 THREE = '[[pipelines]]\nname = "a"\n[[pipelines]]\nname = "b"\n[[pipelines]]\nname = "c"\n'
@@ -38,7 +45,7 @@ def test_each_deployment_value_is_read_from_its_flat_variable_into_its_group(wor
     assert config.sources["WEB_PORT"] == "environment $WEB_PORT"
     assert config.sources["METRICS_PORT"] == "built-in default"
     (only,) = config.pipelines
-    assert only.settings.web_port == 8123  # the pipeline sees the same value
+    assert only.settings.deployment() is deployment  # the pipeline carries the same one
 
 
 def test_the_deployment_keys_are_the_fields_of_the_type_and_none_is_a_pipeline_key() -> None:
@@ -104,3 +111,82 @@ def test_every_command_exits_2_on_a_run_longer_than_the_rabbitmq_timeout(workdir
     assert result.stderr.splitlines() == [
         "factline: invalid setting RUN_MAX_SECONDS: must be below 1800 s, RabbitMQ's consumer timeout, "
         "when EXECUTOR=celery sends runs over amqp://"]
+
+
+def test_a_pipelines_settings_hold_no_deployment_value_but_carry_the_deployment(workdir: Path) -> None:
+    """No deployment variable is a field of Settings; each pipeline carries the one Deployment the process loaded."""
+    assert not DEPLOYMENT_KEYS & set(Settings.model_fields)
+    config = load_config(web_port=8123)
+    (only,) = config.pipelines
+    assert only.settings.deployment() is config.deployment and config.deployment.web.port == 8123
+    assert "_deployment" not in only.settings.model_dump() and "deployment" not in Settings.model_fields
+
+
+def test_a_deployment_value_given_to_settings_is_refused() -> None:
+    """Settings(database_url=...) is a validation error, not a value ignored: the ledger is the Deployment's."""
+    with pytest.raises(ValidationError, match="database_url"):
+        Settings(database_url="sqlite:///elsewhere.db")  # type: ignore[call-arg]
+
+
+def test_model_copy_refuses_a_name_that_is_not_a_pipelines_setting(workdir: Path) -> None:
+    """model_copy(update={"web_port": ...}) raises, naming it, where it used to change nothing; a pipeline's
+    setting is copied and the copy keeps its Deployment."""
+    settings = load_settings()
+    with pytest.raises(ValueError, match="web_port .*deployment"):
+        settings.model_copy(update={"web_port": 8080})
+    with pytest.raises(ValueError, match="no_such_setting"):
+        settings.model_copy(update={"no_such_setting": 1})
+    copy = settings.model_copy(update={"run_max_turns": 4})
+    assert copy.run_max_turns == 4 and copy.deployment() is settings.deployment()
+
+
+def test_redeploy_changes_the_deployment_a_pipeline_carries_and_checks_the_value(workdir: Path) -> None:
+    """tests/deployments.redeploy: a new Deployment with the change, the pipeline's settings as they were."""
+    settings = load_settings(run_max_turns=5)
+    moved = redeploy(settings, web_port=8124, web_token="a-token-of-twenty-chars")
+    assert moved.deployment().web.port == 8124 and moved.deployment().web.token is not None
+    assert moved.run_max_turns == 5 and settings.deployment().web.port == 0
+    with pytest.raises(ValidationError):
+        redeploy(settings, web_port=99999)
+
+
+@pytest.mark.parametrize("with_file", [False, True])
+def test_a_dotenv_holding_deployment_and_unknown_variables_loads(workdir: Path, with_file: bool) -> None:
+    """A .env with WEB_PORT=8080 (the deployment's) and a variable nobody reads beside RUN_MAX_TURNS=7 (a pipeline's):
+    each value goes to its owner, nothing is refused; with a pipelines file too."""
+    (workdir / ".env").write_text("WEB_PORT=8080\nCELERY_QUEUE=q.env\nSOMEONE_ELSES=1\nRUN_MAX_TURNS=7\n",
+                                  encoding="utf-8")
+    if with_file:
+        (workdir / "factline.toml").write_text(THREE, encoding="utf-8")
+    config = load_config()
+    assert (config.deployment.web.port, config.deployment.executor.queue) == (8080, "q.env")
+    assert config.sources["WEB_PORT"] == ".env WEB_PORT"
+    assert [p.settings.run_max_turns for p in config.pipelines] == [7] * len(config.pipelines)
+
+
+def test_the_redactor_hides_the_deployments_secrets_and_the_pipelines(workdir: Path) -> None:
+    """Redactor.of(deployment, settings): the DSN's password, WEB_TOKEN, an OTLP header's value and OPENAI_API_KEY."""
+    settings = load_settings(database_url="postgresql://u:db-pass-123@127.0.0.1:5432/x", web_token="w" * 20,
+                             otel_exporter_otlp_headers="Authorization=otlp-key-456",
+                             openai_api_key=SecretStr("sk-pipeline-789"))
+    redact = Redactor.of(settings.deployment(), settings)
+    assert redact(f"db-pass-123 {'w' * 20} otlp-key-456 sk-pipeline-789") == " ".join(["[redacted]"] * 4)
+
+
+def test_config_show_lists_the_deployments_values_in_every_pipeline(workdir: Path) -> None:
+    """`config show --json` with two pipelines: each lists every deployment variable (lower case) beside its own
+    settings, with the value and its source as before the types were split; nothing else."""
+    (workdir / "factline.toml").write_text(THREE, encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(workdir), "PYTHONPATH": str(ROOT), "WEB_PORT": "8123",
+           "DATABASE_URL": "postgresql://u:pgsecret@127.0.0.1:5432/x", "LOCAL_SITE_DIR": str(workdir / "site")}
+    result = subprocess.run([sys.executable, "-m", "pipeline.cli", "config", "show", "--json"], env=env, cwd=workdir,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert list(shown) == ["a", "b", "c"]
+    for rows in shown.values():
+        assert list(rows) == sorted(DEPLOYMENT_KEYS | set(Settings.model_fields))
+        assert rows["web_port"] == {"value": "8123", "source": "environment $WEB_PORT"}
+        assert rows["metrics_port"] == {"value": "9464", "source": "built-in default"}
+        assert rows["database_url"]["value"] == "postgresql+psycopg://u:********@127.0.0.1:5432/x"
+        assert rows["run_max_turns"] == {"value": "30", "source": "built-in default"}

@@ -165,11 +165,11 @@ from config.secrets import Redactor
 
 def broken(self, ctx, prepared):
     secret_in_a_local = ctx.settings.openai_api_key.get_secret_value()
-    raise RuntimeError("crashed holding " + ctx.settings.database_url)
+    raise RuntimeError("crashed holding " + ctx.settings.deployment().ledger.url)
 
 PickTopic.execute = broken
 settings = load_settings()
-logs.configure(settings.deployment().logs, Redactor.of(settings))
+logs.configure(settings.deployment().logs, Redactor.of(settings.deployment(), settings))
 with open_runtime(settings) as rt:
     result = run_once(rt)
 print(result.verdict, result.error)

@@ -11,7 +11,7 @@ def test_defaults_are_sqlite_local_target_and_guard_on(monkeypatch: pytest.Monke
     """With nothing configured: SQLite under ./var, the local target whitelisted, the guard on with 2 nudges."""
     monkeypatch.chdir(tmp_path)
     s = load_settings()
-    assert s.database_url == "sqlite:///var/factline.db"
+    assert s.deployment().ledger.url == "sqlite:///var/factline.db"
     assert s.publish_target == "local" and "127.0.0.1" in s.publish_domain_whitelist
     assert s.agent_hallucination_guard is True and s.agent_hallucination_max_nudges == 2
 
@@ -52,7 +52,7 @@ def test_log_level_and_format_are_case_insensitive(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("LOG_LEVEL", "debug")
     monkeypatch.setenv("LOG_FORMAT", "JSON")
     s = load_settings()
-    assert (s.log_level, s.log_format) == ("DEBUG", "json")
+    assert (s.deployment().logs.level, s.deployment().logs.format) == ("DEBUG", "json")
 
 
 def test_every_bad_setting_is_reported_at_once_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,8 +24,8 @@ UTC = ZoneInfo("UTC")
 def test_report_of_a_day_without_publications_says_so_first(settings: Settings, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """`factline report --day` for an empty day of a ledger: the first line says there were no publications."""
-    monkeypatch.setenv("DATABASE_URL", settings.database_url)
-    open_ledger(settings.database_url)  # report only reads: the ledger must be there
+    monkeypatch.setenv("DATABASE_URL", settings.deployment().ledger.url)
+    open_ledger(settings.deployment().ledger.url)  # report only reads: the ledger must be there
     try:
         assert main(["report", "--day", "2026-01-01"]) == 0
     finally:  # main() sent the log to capsys's stream, closed after this test: a later test's events would fail

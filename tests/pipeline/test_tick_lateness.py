@@ -51,7 +51,7 @@ def test_an_inline_tick_s_lateness_is_in_the_ledger_metrics_and_dashboard(runtim
     metrics.observe_run(detail, result.seconds)
     assert _histogram(metrics, "start") == (1.0, pytest.approx(late))
     settings = runtime.settings
-    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server:
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.deployment().ledger.url)), "127.0.0.1", 0) as server:
         today = httpx.get(f"{server.url}/").text
         page = httpx.get(f"{server.url}/runs/{result.run_id}").text
     assert f'<td class="late">{late:.1f} s</td>' in today
@@ -60,7 +60,7 @@ def test_an_inline_tick_s_lateness_is_in_the_ledger_metrics_and_dashboard(runtim
 
 def test_a_celery_tick_s_lateness_is_sent_and_taken(settings: Settings) -> None:
     """A tick claimed and sent by the scheduler and taken by a worker: both stages, from the runs row."""
-    sessions = open_ledger(settings.database_url)
+    sessions = open_ledger(settings.deployment().ledger.url)
     scheduled = tick_time(datetime.now(timezone.utc) - timedelta(seconds=5))
     run_id = claim_tick(sessions, pipeline="content", scheduled_for=scheduled)
     assert run_id is not None
@@ -74,7 +74,7 @@ def test_a_celery_tick_s_lateness_is_sent_and_taken(settings: Settings) -> None:
 
 
 def _seed(settings: Settings, *ticks: datetime) -> None:
-    with open_ledger(settings.database_url).begin() as s:
+    with open_ledger(settings.deployment().ledger.url).begin() as s:
         s.add_all(Run(pipeline="content", trigger="schedule", scheduled_for=t, status="finished", verdict="success")
                   for t in ticks)
 
@@ -86,7 +86,7 @@ def test_the_catch_up_policy_decides_which_missed_ticks_run(settings: Settings) 
     last = tick_time(datetime.now(timezone.utc) - timedelta(seconds=65))
     last -= timedelta(seconds=last.second % 10)
     _seed(settings, last - timedelta(seconds=10), last)
-    sessions = open_ledger(settings.database_url)
+    sessions = open_ledger(settings.deployment().ledger.url)
 
     def due(policy: str) -> list[datetime]:
         with sessions() as s:

@@ -22,6 +22,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from capabilities import CATALOG
 from config import ConfigError, Settings, load_settings
+from config.deployment import DEPLOYMENT_KEYS
 from config.secrets import Redactor
 from pipeline.ledger.detail import run_detail
 from pipeline.ledger.models import FactCheck
@@ -33,15 +34,18 @@ from pipeline.tracing.otel import OtelTracing
 from pipeline.web import WebServer, build_app, read_only_ledger
 from testkit.scripted_model import ScriptedModel, say, script
 from tests.pipeline.test_grounded_runs import FABRICATED, SOURCE, grounded_settings, writer_of
+from tests.deployments import redeploy
 
 STEPS = list(CATALOG)  # the pipeline in catalog order
 
 
 @contextmanager
 def traced(settings: Settings, exporter: SpanExporter, **overrides: object) -> Iterator[tuple[Runtime, OtelTracing]]:
-    """A runtime whose runs are traced into ``exporter`` (settings ``overrides`` on top)."""
-    settings = settings.model_copy(update=overrides)
-    tracing = OtelTracing(exporter, settings.deployment().otel, Redactor.of(settings))
+    """A runtime whose runs are traced into ``exporter`` (settings ``overrides`` on top, the deployment's by
+    variable name: ``otel_bsp_max_queue_size``)."""
+    settings = redeploy(settings.model_copy(update={k: v for k, v in overrides.items() if k not in DEPLOYMENT_KEYS}),
+                        **{k: v for k, v in overrides.items() if k in DEPLOYMENT_KEYS})
+    tracing = OtelTracing(exporter, settings.deployment().otel, Redactor.of(settings.deployment(), settings))
     with open_runtime(settings) as rt:
         rt.tracing = tracing
         yield rt, tracing
@@ -252,7 +256,7 @@ def test_a_full_queue_drops_new_spans_without_waiting(settings: Settings) -> Non
 def test_tracing_is_off_unless_otel_settings_ask(settings: Settings) -> None:
     """No OTEL_* setting: no tracing at all (and no trace id in the ledger); an endpoint turns it on; the
     standard off switches win."""
-    assert open_tracing(settings.deployment().otel, Redactor.of(settings)) is NO_TRACING
+    assert open_tracing(settings.deployment().otel, Redactor.of(settings.deployment(), settings)) is NO_TRACING
     with open_runtime(settings) as rt:
         result = run_once(rt)
         with rt.sessions() as s:
@@ -287,6 +291,6 @@ def test_the_trace_id_is_in_the_logs_and_on_the_run_page(settings: Settings) -> 
         logger.remove(sink)
     run_lines = [extra for extra in lines if extra.get("run_id") == result.run_id]
     assert run_lines and all(extra.get("trace_id") == trace_id for extra in run_lines)
-    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server:
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.deployment().ledger.url)), "127.0.0.1", 0) as server:
         page = httpx.get(f"{server.url}/runs/{result.run_id}").text
     assert f'<code class="trace-id">{trace_id}</code>' in page

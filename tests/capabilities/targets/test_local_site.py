@@ -62,7 +62,7 @@ def test_a_dry_run_renders_a_preview_and_publishes_nothing(runtime: Runtime, mod
 def test_site_serve_keeps_serving_what_a_finished_run_published(settings: Settings, model: ScriptedModel,
                                                                 tmp_path: Path) -> None:
     """`factline run` says its pages stop with it; `factline site serve` then serves them until SIGTERM (exit 0)."""
-    env = user_env(DATABASE_URL=settings.database_url, OPENAI_BASE_URL=model.base_url, FACTLINE_MODEL="scripted",
+    env = user_env(DATABASE_URL=settings.deployment().ledger.url, OPENAI_BASE_URL=model.base_url, FACTLINE_MODEL="scripted",
                    LOCAL_SITE_DIR=str(tmp_path / "site"), LOCAL_SITE_PORT=str(_free_port()))
     done = factline_here(env, "run")  # in this process; `site serve` below is the real process under test
     assert done.returncode == 0, done.stderr
@@ -102,7 +102,7 @@ def test_site_serve_on_a_taken_port_says_so_and_exits_2(tmp_path: Path) -> None:
 def test_run_dry_run_prints_the_preview_path_and_exits_0(settings: Settings, model: ScriptedModel,
                                                          tmp_path: Path) -> None:
     """`factline run --dry-run`: the report says previewed (exit 0), the last line is the page's path."""
-    env = user_env(DATABASE_URL=settings.database_url, OPENAI_BASE_URL=model.base_url, FACTLINE_MODEL="scripted",
+    env = user_env(DATABASE_URL=settings.deployment().ledger.url, OPENAI_BASE_URL=model.base_url, FACTLINE_MODEL="scripted",
                    LOCAL_SITE_DIR=str(tmp_path / "site"), LOCAL_SITE_PORT="0", PREVIEW_DIR=str(tmp_path / "preview"))
     done = factline_here(env, "run", "--dry-run")
     assert done.returncode == 0, done.stderr
@@ -147,7 +147,7 @@ def test_the_local_page_shows_the_topics_tags_escaped_and_the_article_still_veri
         assert result.exit_code == 0, result
         with rt.sessions() as s:
             publication = s.scalars(select(Publication)).one()
-        html = (settings.local_site_dir / publication.url.rsplit("/", 1)[1]).read_text(encoding="utf-8")
+        html = (settings.deployment().site.dir / publication.url.rsplit("/", 1)[1]).read_text(encoding="utf-8")
     page = LexborHTMLParser(html)
     assert [li.text() for li in page.css("ul.tags li")] == ["Energy", "<b>Heat & pumps</b>"]
     assert page.css("ul.tags b") == [] and "&lt;b&gt;Heat &amp; pumps&lt;/b&gt;" in html

@@ -212,7 +212,7 @@ def test_factline_run_from_the_ledger_is_audited(settings: Settings, model: Scri
     model.policy = script(step_call("pick_topic"), *[say("The article is published.")] * 4)
     with open_runtime(settings.model_copy(update={"agent_hallucination_max_nudges": 1})) as rt:
         run = run_once(rt)
-    env = user_env(DATABASE_URL=settings.database_url)
+    env = user_env(DATABASE_URL=settings.deployment().ledger.url)
     done = factline_read(env, "audit", "--run", str(run.run_id), "--json")
     assert done.returncode == 3, done.stderr
     row = json.loads(done.stdout.splitlines()[0])

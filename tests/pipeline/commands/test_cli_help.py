@@ -9,7 +9,7 @@ from importlib.metadata import version
 import pytest
 
 from config import Settings
-from config.settings import env_name
+from config.settings import setting_fields
 from pipeline.cli import COMMANDS, build_parser
 from pipeline.commands.common import setting_names
 from pipeline.localmodel.weights import QWEN_CODER_05B
@@ -49,12 +49,13 @@ def test_every_command_help_lists_settings_with_defaults_and_examples(words: tup
     text = parser.format_help()
     listed = re.findall(r"^  ([A-Z][A-Z0-9_]+)  +(\S.*)$", text.split("settings it reads", 1)[-1], re.M)
     assert "examples:\n  factline" in text
-    assert listed and {name for name, _ in listed} <= {env_name(f) for f in Settings.model_fields}  # FACTLINE_LANGUAGE
+    assert listed and {name for name, _ in listed} <= set(setting_fields())  # FACTLINE_LANGUAGE, WEB_PORT...
 
 
 def test_setting_patterns_expand_over_the_settings_and_can_leave_some_out() -> None:
-    """"RUN_*" finds every RUN_ setting; "!PROBE_*" removes the probe ones from "*"."""
-    assert setting_names("RUN_*") == [f.upper() for f in Settings.model_fields if f.startswith("run_")]
+    """"RUN_*" finds every RUN_ setting, the deployment's first; "!PROBE_*" removes the probe ones from "*"."""
+    assert setting_names("RUN_*") == ["RUN_HEARTBEAT_SECONDS",
+                                      *(f.upper() for f in Settings.model_fields if f.startswith("run_"))]
     everything = setting_names("*", "!PROBE_*")
     assert "DATABASE_URL" in everything and not any(name.startswith("PROBE_") for name in everything)
     assert "FACTLINE_LANGUAGE" in everything and "LANGUAGE" not in everything  # the variable it is read from

@@ -56,7 +56,7 @@ def test_no_such_run_is_one_line_and_exit_2(tmp_path: Path) -> None:
 def test_probe_report_writes_html_only_where_out_says(tmp_path: Path) -> None:
     """From a folder holding docs/probe-report.html, probe report leaves it alone; --out FILE writes FILE."""
     env = user_env(DATABASE_URL=f"sqlite:///{tmp_path}/ledger.db")
-    open_ledger(env["DATABASE_URL"])
+    ledger = open_ledger(env["DATABASE_URL"])  # held open to the end: its -wal/-shm files stay in both listings
     page = tmp_path / "docs" / "probe-report.html"
     page.parent.mkdir()
     page.write_text("kept", encoding="utf-8")
@@ -65,6 +65,7 @@ def test_probe_report_writes_html_only_where_out_says(tmp_path: Path) -> None:
     assert files(tmp_path) == before and page.read_text(encoding="utf-8") == "kept"
     done = factline_read(env, "probe", "report", "--out", "out/trend.html", cwd=tmp_path)
     assert done.returncode == 0 and (tmp_path / "out" / "trend.html").read_text(encoding="utf-8").startswith("<!")
+    ledger.kw["bind"].dispose()
 
 
 def test_every_bad_setting_is_one_line_at_start_and_nothing_runs(tmp_path: Path) -> None:

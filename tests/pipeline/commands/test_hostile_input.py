@@ -43,7 +43,7 @@ def test_an_answer_that_is_not_a_chat_completion_ends_the_run_as_error_in_one_li
         result = run_once(rt)
     assert (result.verdict, result.stop_reason) == (Verdict.error, "llm_request")
     assert error in (result.error or "") and "\n" not in (result.error or "")
-    probe = LedgerProbe(settings.database_url)
+    probe = LedgerProbe(settings.deployment().ledger.url)
     try:
         assert probe.rows("SELECT status, verdict FROM runs") == [(RunStatus.finished, Verdict.error)]
         assert probe.rows("SELECT count(*) FROM tool_calls") == [(0,)]

@@ -46,7 +46,7 @@ def test_a_crash_inside_the_loop_closes_the_run_as_error_with_one_line(
     result = run_once(runtime)
     assert result.verdict == Verdict.error and result.stop_reason == "crash"
     assert result.error == "RuntimeError: the decision table is missing"
-    probe = LedgerProbe(runtime.settings.database_url)
+    probe = LedgerProbe(runtime.settings.deployment().ledger.url)
     try:
         assert probe.rows("SELECT status, verdict, stop_reason, error FROM runs") == [
             (RunStatus.finished, Verdict.error, "crash", "RuntimeError: the decision table is missing")]
@@ -59,10 +59,10 @@ def test_a_signal_during_a_model_turn_closes_the_run_as_interrupted(
         sig: signal.Signals, code: int, settings: Settings, model: ScriptedModel, tmp_path: Path) -> None:
     """Ctrl-C or SIGTERM while `factline run` waits on the model: exit 128+n, row `interrupted`, no traceback."""
     model.policy = slow(happy_path, 30)  # the first turn is in flight for 30 s
-    env = run_env(settings.database_url, model, tmp_path)
+    env = run_env(settings.deployment().ledger.url, model, tmp_path)
     process = subprocess.Popen([*FACTLINE, "run"], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-    probe = LedgerProbe(settings.database_url)
+    probe = LedgerProbe(settings.deployment().ledger.url)
     try:
         wait_for(lambda: model.requests, timeout=60)
         sent = time.monotonic()

@@ -69,8 +69,8 @@ def make_gateway(db_url: str, tmp_path: Path, fake_sleep: FakeSleep) -> Iterator
 
     def build(responder: Responder | None = None, **overrides: object) -> tuple[Gateway, list]:
         settings = make_settings(db_url, "http://127.0.0.1:9/v1", tmp_path, **overrides)
-        sessions = ledgers.setdefault(settings.database_url, None) or open_ledger(settings.database_url)
-        ledgers[settings.database_url] = sessions
+        sessions = ledgers.setdefault(settings.deployment().ledger.url, None) or open_ledger(settings.deployment().ledger.url)
+        ledgers[settings.deployment().ledger.url] = sessions
         with sessions.begin() as s:
             run_id = ledger_runs.open_run(s, trigger="manual")
         seen: list[httpx.Request] = []
@@ -85,7 +85,7 @@ def make_gateway(db_url: str, tmp_path: Path, fake_sleep: FakeSleep) -> Iterator
                                 text_model=None, target=None)  # type: ignore[arg-type]
         catalog = {**CATALOG, "fetch": Fetch()}
         policy = RetryPolicy(settings.retry_max_attempts, 0.5, settings.retry_max_wait)
-        gateway = Gateway(catalog, ctx, RunJournal(sessions, run_id, Redactor.of(settings)), RunUsage(RunBudget.from_settings(settings)),
+        gateway = Gateway(catalog, ctx, RunJournal(sessions, run_id, Redactor.of(settings.deployment(), settings)), RunUsage(RunBudget.from_settings(settings)),
                           policy, sleep=fake_sleep)
         return gateway, seen
 

@@ -108,7 +108,7 @@ def test_incident_replayed_exits_3_and_ledger_diff_lists_it(
     """The incident: prose only, fake URL, score 82, CT-20260922-001 -> exit 3; ledger_diff lists the four claims."""
     result, diff, _ = _run(settings, model, script(say(INCIDENT), say(INCIDENT), say(INCIDENT)))
     assert (result.verdict, result.exit_code) == ("hallucinated", 3)
-    monkeypatch.setenv("DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("DATABASE_URL", settings.deployment().ledger.url)
     assert ledger_diff.main(["--json"]) == 1
     [row] = json.loads(capsys.readouterr().out)
     assert row["run_id"] == result.run_id and row["verdict"] == "hallucinated"

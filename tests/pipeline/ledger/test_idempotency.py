@@ -12,6 +12,7 @@ from pipeline.ledger.models import Publication, Registration, Run
 from pipeline.runner import run_once
 from pipeline.runtime import open_runtime
 from testkit.scripted_model import ScriptedModel, happy_path, say, script, step_call
+from tests.deployments import redeploy
 
 UNTIL_PUBLISH = [step_call(s) for s in ("pick_topic", "write_draft", "humanize", "fact_check", "publish")]
 
@@ -32,7 +33,7 @@ def test_publish_is_not_repeated_after_nudge(settings: Settings, model: Scripted
     assert result.verdict == "success"
     publishes = [c for c in detail.tool_calls if c.name == "publish"]
     assert [c.outcome for c in publishes] == ["ok", "dedup"]
-    assert len(list((settings.local_site_dir).glob("a-*.html"))) == 1
+    assert len(list((settings.deployment().site.dir).glob("a-*.html"))) == 1
     assert _count(settings, Publication) == 1
 
 
@@ -44,7 +45,7 @@ def _free_port() -> int:
 
 def test_run_restarted_after_a_crash_resumes_without_publishing_twice(settings: Settings, model: ScriptedModel) -> None:
     """A run that published but never registered: the next run takes the same topic and replays the publication."""
-    settings = settings.model_copy(update={"local_site_port": _free_port()})  # the site outlives the first process
+    settings = redeploy(settings, local_site_port=_free_port())  # the site outlives the first process
     model.policy = script(*UNTIL_PUBLISH, then=lambda request: say("stopping here"))
     with open_runtime(settings) as rt:
         first = run_once(rt)
@@ -58,7 +59,7 @@ def test_run_restarted_after_a_crash_resumes_without_publishing_twice(settings: 
     assert topics[0] == topics[1]
     publish = next(c for c in detail.tool_calls if c.name == "publish")
     assert publish.result["replayed"] is True
-    assert len(list(settings.local_site_dir.glob("a-*.html"))) == 1
+    assert len(list(settings.deployment().site.dir.glob("a-*.html"))) == 1
     assert _count(settings, Publication) == 1 and _count(settings, Registration) == 1
 
 

@@ -21,6 +21,7 @@ from pipeline.probe.runner import PROMPT_VERSION, jobs, load_suite, run_suite, s
 from pipeline.probe.storage import RunKey, latest_runs, stored
 from pipeline.ledger.db import open_ledger
 from tests.conftest import make_settings
+from tests.deployments import redeploy
 from testkit.scripted_model import Call, Reply, Request, ScriptedModel, call, calls, fail, say
 
 INVENTED = "zz_invented_tool"
@@ -150,7 +151,7 @@ def test_gate_fails_above_threshold_and_passes_below(sqlite_settings, model, cap
 
 def test_interrupted_run_resumes_with_only_the_missing_probes(probe_settings, model, capsys):
     """After an HTTP 500 stops the run at request k+1, the re-run sends only the jobs not yet answered."""
-    settings = probe_settings.model_copy(update={"probe_concurrency": 1})
+    settings = redeploy(probe_settings, probe_concurrency=1)
     total = len(jobs(select(load_suite("all").probes, 2)))
     k, lock = 5, threading.Lock()
 
@@ -180,7 +181,7 @@ def test_fresh_starts_a_new_run(probe_settings, model, capsys):
 
 def test_token_cap_stops_the_run_and_the_next_invocation_continues(sqlite_settings, model, capsys):
     """At PROBE_MAX_TOKENS = two answers (70 tokens each) an invocation stops as capped; the next one goes on."""
-    settings = sqlite_settings.model_copy(update={"probe_concurrency": 1, "probe_max_tokens": 140})
+    settings = redeploy(sqlite_settings, probe_concurrency=1, probe_max_tokens=140)
     model.policy = refuses
     code, result = run_probe(settings, capsys, "--limit", "2")
     assert code == 0 and result["status"] == "capped" and result["answers"] == 2 and len(model.requests) == 2
@@ -233,7 +234,7 @@ def test_ctrl_c_keeps_the_answers_so_far_and_marks_the_run_interrupted(sqlite_se
     model.policy = refuses
     suite = load_suite("factline")
     key = RunKey("scripted", "native", "factline", PROMPT_VERSION, suite.catalog_version, suite.suite_version)
-    sessions = open_ledger(sqlite_settings.database_url)
+    sessions = open_ledger(sqlite_settings.deployment().ledger.url)
     with openai.OpenAI(base_url=model.base_url, api_key="x", max_retries=0) as client:
         chat = ChatModel(client, "scripted", "native", RetryPolicy(1), sleep=time.sleep, on_retry=lambda *a: None,
                          deadline=RunDeadline())

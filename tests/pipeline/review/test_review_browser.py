@@ -48,7 +48,7 @@ def dashboard(env: dict[str, str], token: str | None) -> WebServer:
     settings = load_settings(database_url=env["DATABASE_URL"], local_site_dir=Path(env["LOCAL_SITE_DIR"]),
                              local_site_port=int(env["LOCAL_SITE_PORT"]), web_token=token,
                              openai_base_url=env["OPENAI_BASE_URL"])
-    return WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0)
+    return WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.deployment().ledger.url)), "127.0.0.1", 0)
 
 
 def test_editors_approve_and_reject_through_the_forms(browser: Any, held: tuple[dict[str, str], list[int]]) -> None:

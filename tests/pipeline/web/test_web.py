@@ -29,6 +29,7 @@ from testkit.scripted_model import ScriptedModel
 from testkit.web_ledger import WebLedger, web_ledger
 from tests.conftest import BACKENDS, fresh_pg_database
 from testkit.daemon_process import DaemonProcess, daemon_env, wait_for
+from tests.deployments import redeploy
 from tests.pipeline.test_daemon import free_port
 
 TOKEN = "a-dashboard-token-for-tests-0123"
@@ -45,7 +46,7 @@ def ledger(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 @pytest.fixture(scope="module")
 def web(ledger: WebLedger) -> Iterator[httpx.Client]:
-    sessions = read_only_ledger(ledger.settings.database_url)
+    sessions = read_only_ledger(ledger.settings.deployment().ledger.url)
     with WebServer(build_app(ledger.settings.deployment(), ledger.settings, sessions), "127.0.0.1", 0) as server, \
             httpx.Client(base_url=server.url) as client:
         yield client
@@ -53,8 +54,8 @@ def web(ledger: WebLedger) -> Iterator[httpx.Client]:
 
 @pytest.fixture(scope="module")
 def guarded(ledger: WebLedger) -> Iterator[httpx.Client]:
-    settings = ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token})
-    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
+    settings = redeploy(ledger.settings, web_token=TOKEN)
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.deployment().ledger.url)), "127.0.0.1", 0) as server, \
             httpx.Client(base_url=server.url) as client:
         yield client
 
@@ -73,7 +74,7 @@ def test_today_lists_failures_first_per_pipeline_with_totals_as_report_counts_th
     success = next(r for r in view["runs"] if r["id"] == ledger.success)
     assert success["topic"] and success["seconds"] > 0
     assert success["links"][0]["registration"].startswith("CT-") and success["links"][0]["verified_at"]
-    with read_only_ledger(ledger.settings.database_url)() as s:
+    with read_only_ledger(ledger.settings.deployment().ledger.url)() as s:
         report = day_ledger(s, date.fromisoformat(view["day"]), ZoneInfo("UTC"))
     totals = {t["pipeline"]: t for t in view["totals"]}
     assert set(totals) == {"content", "digest"}
@@ -106,7 +107,7 @@ def test_pages_follow_each_other_without_repeating_a_run(web, ledger, monkeypatc
 
 def test_today_costs_the_same_queries_for_one_run_or_many(ledger) -> None:
     """No N+1: the Today page issues as many SQL statements for four runs as for one."""
-    sessions = read_only_ledger(ledger.settings.database_url)
+    sessions = read_only_ledger(ledger.settings.deployment().ledger.url)
     statements: list[str] = []
     event.listen(sessions.kw["bind"], "before_cursor_execute", lambda *a: statements.append(a[2]))
     day = datetime.now(timezone.utc).date()
@@ -123,7 +124,7 @@ def test_today_costs_the_same_queries_for_one_run_or_many(ledger) -> None:
 def test_run_tells_each_turn_with_claims_calls_dedup_shadow_retries_and_the_ledger_diff_line(web, ledger) -> None:
     """A run's JSON: the ledger_diff line, turns with the model's text, a dedup, a shadow call and the LLM retry."""
     run = web.get(f"/api/runs/{ledger.detours}").json()
-    with read_only_ledger(ledger.settings.database_url)() as s:
+    with read_only_ledger(ledger.settings.deployment().ledger.url)() as s:
         assert run["diff_line"] == diffs(s, [ledger.detours])[0].line()
     calls = [c for t in run["turns"] for c in t["calls"]]
     assert [c["outcome"] for c in calls[:3]] == ["ok", "dedup", "rejected"]
@@ -212,7 +213,7 @@ def test_a_network_address_without_token_is_refused_at_start(ledger) -> None:
     web = ledger.settings.deployment().web
     check_exposure("127.0.0.1", web)
     check_exposure("::1", web)
-    check_exposure("0.0.0.0", web.model_copy(update={"token": load_settings(web_token=TOKEN).web_token}))
+    check_exposure("0.0.0.0", web.model_copy(update={"token": load_settings(web_token=TOKEN).deployment().web.token}))
 
 
 def test_short_web_token_is_a_config_error() -> None:
@@ -273,8 +274,8 @@ def test_days_and_run_ids_outside_their_real_range_answer_4xx_not_500(web, path:
 
 def test_wrong_tokens_are_rate_limited_per_client(ledger) -> None:
     """Five wrong tokens from one client: the sixth attempt answers 429 with Retry-After, even with the right token."""
-    settings = ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token})
-    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
+    settings = redeploy(ledger.settings, web_token=TOKEN)
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.deployment().ledger.url)), "127.0.0.1", 0) as server, \
             httpx.Client(base_url=server.url) as client:
         for _ in range(5):
             assert client.post("/login", data={"token": "wrong-token-000000", "next": "/"}).status_code == 401
@@ -285,11 +286,10 @@ def test_wrong_tokens_are_rate_limited_per_client(ledger) -> None:
 def test_the_cookie_is_secure_only_behind_a_trusted_tls_proxy_and_expires(ledger) -> None:
     """X-Forwarded-Proto: https sets Secure only with WEB_TRUST_FORWARDED_PROTO=true; Max-Age is WEB_SESSION_HOURS
     and a cookie past its expiry no longer opens a page."""
-    token = load_settings(web_token=TOKEN).web_token
+    token = load_settings(web_token=TOKEN).deployment().web.token
     for trusted in (False, True):
-        settings = ledger.settings.model_copy(update={"web_token": token, "web_trust_forwarded_proto": trusted,
-                                                      "web_session_hours": 2.0})
-        with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as server, \
+        settings = redeploy(ledger.settings, web_token=token, web_trust_forwarded_proto=trusted, web_session_hours=2.0)
+        with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.deployment().ledger.url)), "127.0.0.1", 0) as server, \
                 httpx.Client(base_url=server.url) as client:
             answer = client.post("/login", data={"token": TOKEN}, headers={"X-Forwarded-Proto": "https"})
             cookie = answer.headers["set-cookie"].lower()

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from config import load_settings
 from pipeline.web import WebServer, build_app, read_only_ledger
 from testkit.web_ledger import HOSTILE, WebLedger, web_ledger
+from tests.deployments import redeploy
 from tests.paths import ROOT
 
 TOKEN = "browser-token-0123456789abcdef"
@@ -30,7 +30,7 @@ def ledger(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebLedger]:
 
 @pytest.fixture(scope="module")
 def site(ledger: WebLedger) -> Iterator[str]:
-    with WebServer(build_app(ledger.settings.deployment(), ledger.settings, read_only_ledger(ledger.settings.database_url)), "127.0.0.1", 0) as web:
+    with WebServer(build_app(ledger.settings.deployment(), ledger.settings, read_only_ledger(ledger.settings.deployment().ledger.url)), "127.0.0.1", 0) as web:
         yield web.url
 
 
@@ -122,8 +122,8 @@ def test_hostile_model_text_executes_nothing_and_stays_text(tab: Watched, site: 
 def test_token_guards_pages_and_api_in_the_browser(browser: Any, ledger: WebLedger) -> None:
     """With WEB_TOKEN a page leads to the login form; a wrong token is refused, the right one opens the page;
     the API refuses a request without the token."""
-    settings = ledger.settings.model_copy(update={"web_token": load_settings(web_token=TOKEN).web_token})
-    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.database_url)), "127.0.0.1", 0) as web:
+    settings = redeploy(ledger.settings, web_token=TOKEN)
+    with WebServer(build_app(settings.deployment(), settings, read_only_ledger(settings.deployment().ledger.url)), "127.0.0.1", 0) as web:
         context = browser.new_context()
         tab = Watched(context.new_page())
         page = tab.page

@@ -74,7 +74,7 @@ def test_a_run_whose_worker_died_is_continued_without_publishing_twice(runner: T
         assert (run.status, run.verdict, run.pid) == ("finished", "success", os.getpid())
         assert s.scalar(select(RunEvent.kind).where(RunEvent.run_id == run_id, RunEvent.kind == "resumed"))
         assert len(s.scalars(select(Publication.id)).all()) == 1
-    assert len(list(runner.runtimes["content"].settings.local_site_dir.glob("a-*.html"))) == 1
+    assert len(list(runner.runtimes["content"].settings.deployment().site.dir.glob("a-*.html"))) == 1
 
 
 def test_a_run_held_by_a_live_worker_is_left_to_it(runner: TickRunner) -> None:
