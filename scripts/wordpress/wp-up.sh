@@ -3,8 +3,8 @@
 # Derived from the shared recipe /work/shared/wordpress/wp-up.sh; safe to run any number of times:
 # packages, database, install, permalinks and the application password are only made when missing,
 # and each server is only started when it is not already running.
-# Output: WORDPRESS_URL=..., WORDPRESS_USER=..., WORDPRESS_APP_PASSWORD=... lines on stdout, and the
-# same lines (plus WP_BASE, WP_PORT) in $WP_BASE/env (mode 600). Progress and timings go to stderr.
+# Output: WORDPRESS_URL=... and WORDPRESS_USER=... lines on stdout (and where the password is), and those
+# lines with WORDPRESS_APP_PASSWORD (plus WP_BASE, WP_PORT) in $WP_BASE/env (mode 600). Progress and timings go to stderr.
 # Env: WP_BASE (default /tmp/factline-wp), WP_PORT (8080), WP_USER (factline), WP_MAX_BODY (8m).
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
@@ -124,4 +124,7 @@ WP_PORT=$WP_PORT
 ENV
 mv "$WP_BASE/env.tmp" "$WP_BASE/env"
 ts "wordpress ready at $URL (env in $WP_BASE/env)"
-head -n 3 "$WP_BASE/env"
+# the URL and user on stdout; the application password stays in the file (mode 600), so that no CI or terminal
+# log holds it (it was printed with them until 7 December)
+head -n 2 "$WP_BASE/env"
+echo "WORDPRESS_APP_PASSWORD: in $WP_BASE/env (not printed)"
