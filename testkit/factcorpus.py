@@ -12,6 +12,13 @@ A fabrication is caught when its check flags a fact that the honest article's ch
 kind, value and unit, as a multiset): a copy that fails only on a false alarm its honest article already had is a
 miss, since the injected fact went through. The looser count, "its check failed", is kept beside it (``failed``).
 
+A set written by someone else may hold honest articles that go beyond their sources (a name or a date the excerpt
+never writes, a number the writer computed): flagging those is the check doing its job, not a false alarm. Where
+``tests/data/facts/adjudicated/<set file name>`` exists (one line per flagged fact: ``id``, ``article`` index,
+``fact``, ``in_sources``, ``passage``, ``why``, written by a session that did not read the checker), the table adds
+a second count: honest articles with a flag on a fact the adjudicator found in the sources. A flag nobody
+adjudicated counts as a false alarm there too, so a new flag cannot hide behind the sidecar.
+
     python -m testkit.factcorpus [CORPUS]     prints the table docs/fact-check.md quotes
 """
 
@@ -26,6 +33,7 @@ from pathlib import Path
 from capabilities.factcheck import FactReport, check_facts
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "facts" / "corpus.jsonl"
+ADJUDICATED = "adjudicated"  # the sidecar folder beside a set
 KINDS = ("changed_number", "invented_percent", "wrong_year", "invented_quote", "invented_name", "wrong_unit",
          "changed_number_word", "invented_opening_name")
 
@@ -41,6 +49,10 @@ class Score:
     failed: Counter[tuple[str, str]] = field(default_factory=Counter)  # the fabricated copy's check failed at all
     misses: list[str] = field(default_factory=list)
     alarms: list[str] = field(default_factory=list)
+    adjudicated: bool = False  # a sidecar of adjudicated flags exists for this set
+    # honest articles with a flag the adjudicator found in the sources, or did not adjudicate
+    sourced_alarms: Counter[str] = field(default_factory=Counter)
+    beyond: list[str] = field(default_factory=list)  # flags on facts no source states (adjudicated): correct flags
 
     @property
     def pairs(self) -> int:
@@ -57,20 +69,39 @@ def _flagged(report: FactReport) -> Counter[tuple[str, str, str | None]]:
     return Counter((f.fact.kind, f.fact.key, f.fact.unit) for f in report.unsupported)
 
 
+def adjudications(path: Path) -> dict[tuple[str, int, str], bool] | None:
+    """The sidecar's verdicts for a set, (entry id, article index, fact as written) -> in the sources; None if none."""
+    sidecar = path.parent / ADJUDICATED / path.name
+    if not sidecar.is_file():
+        return None
+    verdicts = {}
+    for line in sidecar.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            verdicts[(row["id"], row["article"], row["fact"])] = bool(row["in_sources"])
+    return verdicts
+
+
 def evaluate(path: Path = CORPUS) -> Score:
-    score = Score()
+    verdicts = adjudications(path)
+    score = Score(adjudicated=verdicts is not None)
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         entry = json.loads(line)
         lang, sources = entry["lang"], list(enumerate(entry["sources"], 1))
         flagged_in_base = _flagged(check_facts(entry["honest"][0], sources))
-        for article in entry["honest"]:
+        for index, article in enumerate(entry["honest"]):
             report = check_facts(article, sources)
             score.honest[lang] += 1
             if not report.passed:
                 score.false_alarms[lang] += 1
                 score.alarms.append(f"{entry['id']}: {report.summary()}")
+            beyond = [f.fact.text for f in report.unsupported
+                      if verdicts is not None and verdicts.get((entry["id"], index, f.fact.text)) is False]
+            if len(beyond) < len(report.unsupported):
+                score.sourced_alarms[lang] += 1
+            score.beyond += [f"{entry['id']}: {text!r}" for text in beyond]
         for fabrication in entry["fabrications"]:
             base = entry["honest"][0]
             if fabrication["from"] not in base:
@@ -101,7 +132,12 @@ def table(score: Score) -> str:
     alarms = [f"{score.false_alarms[lang]}/{score.honest[lang]}" for lang in ("en", "zh")]
     lines.append(f"| false alarms (honest) | {alarms[0]} | {alarms[1]} | "
                  f"{sum(score.false_alarms.values())}/{sum(score.honest.values())} |")
+    if score.adjudicated:
+        sourced = [f"{score.sourced_alarms[lang]}/{score.honest[lang]}" for lang in ("en", "zh")]
+        lines.append(f"| false alarms on facts the sources state (adjudicated) | {sourced[0]} | {sourced[1]} | "
+                     f"{sum(score.sourced_alarms.values())}/{sum(score.honest.values())} |")
     lines += [f"missed: {m}" for m in score.misses] + [f"false alarm: {a}" for a in score.alarms]
+    lines += [f"beyond the sources (adjudicated, rightly flagged): {b}" for b in score.beyond]
     return "\n".join(lines)
 
 
