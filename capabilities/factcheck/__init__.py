@@ -42,7 +42,7 @@ from decimal import Decimal, InvalidOperation
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
 from capabilities.factcheck import counts
 from capabilities.factcheck.durations import between_dates, word_spans
-from capabilities.factcheck.labelled import debian_release, source_facts
+from capabilities.factcheck.labelled import debian_release, glued_release, source_facts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
@@ -90,6 +90,8 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
     if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
         return passage
     if (at := debian_release(fact, evidence.text)) is not None:  # Debian 12 in +deb12u3 (labelled.py)
+        return _sentence_around(evidence.text, at)
+    if (at := glued_release(fact, evidence.text)) is not None:  # Perl 5 in perl5, Python 3 in python3 (labelled.py)
         return _sentence_around(evidence.text, at)
     if counts.is_count(fact) and ((at := counts.listed(fact, evidence.text)) is not None
                                   or (at := counts.spanned(fact, evidence.text)) is not None
@@ -180,8 +182,8 @@ def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         # "## [1.12.2]", "Version: 1.9.6": a change log or a control file of that product)
         named_before = re.search(rf"(?<![\w.-]){re.escape(product)}(?:{re.escape(series)})?\W{{0,3}}"
                                  rf"{re.escape(written.group())}", evidence.text, flags=re.I) or (
-            re.search(rf"^[ \t]*(?:#+[ \t]*\[?v?|version:?[ \t]*v?){re.escape(written.group())}(?![\w.])",
-                      evidence.text, flags=re.I | re.M)
+            (re.search(rf"^[ \t]*(?:#+[ \t]*\[?v?|version:?[ \t]*v?){re.escape(written.group())}(?![\w.])",
+                       evidence.text, flags=re.I | re.M) or _titled(written.group(), evidence.text))
             and re.search(rf"(?<![\w.-]){re.escape(product)}(?![\w])", everything, flags=re.I))
         if not re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(series)}(?![\d.])", fact.sentence,
                          flags=re.I):
@@ -192,6 +194,13 @@ def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         if named:
             return found.sentence
     return None
+
+
+def _titled(version: str, text: str) -> re.Match[str] | None:
+    """A version that is a section's title, underlined (reStructuredText, setext Markdown): "38.0.4 - 2022-11-27" over
+    "~~~~": a change log's release heading, as "## [0.11.0]" is."""
+    return re.search(rf"^[ \t]*v?{re.escape(version)}(?![\w.])[^\n]*\n[ \t]*([-=~^*#])\1{{2,}}[ \t]*$", text,
+                     flags=re.I | re.M)
 
 
 def _acronym_numbers(fact: Fact) -> tuple[str, ...]:
