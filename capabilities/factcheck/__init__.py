@@ -41,6 +41,7 @@ from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
 from capabilities.factcheck import counts
+from capabilities.factcheck.counted_nouns import noun_counts
 from capabilities.factcheck.durations import between_dates, word_spans
 from capabilities.factcheck.labelled import debian_release, glued_release, source_facts
 from capabilities.factcheck.name_forms import other_form
@@ -332,6 +333,10 @@ def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = N
             backing = [c for c in checked if c.supported and c.fact.kind == FactKind.date and c.fact.key in around]
             if {c.fact.key for c in backing} == set(around):
                 checked[i] = CheckedFact(item.fact, True, backing[-1].source_number, backing[-1].passage)
+    every_source = sources + ([(0, brief)] if brief else [])
+    for fact, number, passage in noun_counts(text, every_source):
+        # "Three types of HTTP authentication" where a source counts its types itself (counted_nouns.py)
+        checked.append(CheckedFact(fact, number is not None, number, passage))
     for span, around, agrees in word_spans(text, facts):
         # "a week later, on November 23": checked against the article's two dates when the sources hold both
         backing = [c for c in checked if c.supported and c.fact.kind == FactKind.date and c.fact.key in around]
