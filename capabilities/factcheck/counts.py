@@ -32,9 +32,9 @@ _ENTRY = re.compile(r"^[a-z0-9][a-z0-9+.-]* \([^)\s]+\) [^;\n]*; *urgency=", re.
 _UNDERLINE = re.compile(r"^[ \t]*([-=~^*#_])\1{2,}[ \t]*$")  # a heading's underline: "------", "======"
 # a GNU ChangeLog entry's header, "2020-11-17  NIIBE Yutaka  <gniibe@fsij.org>": its paragraphs are its changes
 _GNU_HEADER = re.compile(r"^\d{4}-\d\d-\d\d[ \t]+\S[^\n<]*<[^>\s]+@[^>\s]+>[ \t]*$")
-# a list written inline, "arp, hostname, ifconfig, netstat, rarp and route": short items, commas, a last "and"/"or"
-_ITEM = r"(?:[^,;:.()!?\n]|\.(?=\S)){1,40}?"
-_INLINE = re.compile(rf"((?:{_ITEM}, )+{_ITEM},? (?:and|or) {_ITEM})(?=[.;:)!?]\s|[.;:)!?]?$|, )")
+# what ends a run of an inline list's items: a sentence's or a clause's mark ("." only before a space: 3.2, file.c)
+_CLAUSE_END = re.compile(r"[;:()!?]|\.(?!\S)")
+_LAST_ITEMS = re.compile(r"(.{1,40}?) (?:and|or) (.{1,40})")
 # the heading of an inline list: a sentence's list is counted only when the article's sentence names every item
 # ("six programs: arp, hostname, ..."), as "two architectures, ARM64 and S390x" must not be found in the three of
 # "for arm64, powerpc64 and s390x"
@@ -127,14 +127,31 @@ def lists(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if len(entries) >= 2:
         found.append(("", tuple(entries)))
     found += _gnu_entries(lines)
-    for m in _INLINE.finditer(" ".join(text.split())):
-        items = m.group(1).split(", ")
-        if re.match(r"(?:and|or) ", items[-1]):  # "a, b, and c"
-            items[-1] = items[-1].split(" ", 1)[1]
-        else:  # "a, b and c"
-            items[-1:] = re.split(r" (?:and|or) ", items[-1], maxsplit=1)
-        found.append((INLINE, tuple(item.strip() for item in items if item.strip())))
+    found += [(INLINE, items) for items in _inline_lists(text)]
     return tuple(found)
+
+
+def _inline_lists(text: str) -> list[tuple[str, ...]]:
+    """The lists a source writes inline, "arp, hostname, ifconfig, netstat, rarp and route" (or "..., rarp, and
+    route"): three items or more of at most 40 characters, between commas, the last after "and" or "or"; the first may
+    be the end of a longer clause ("This includes arp"). Read clause by clause, in one pass (a long run of commas
+    without an "and" is no list and costs no more than its length)."""
+    found: list[tuple[str, ...]] = []
+    for clause in _CLAUSE_END.split(" ".join(text.split())):
+        run: list[str] = []
+        for segment in (part.strip() for part in clause.split(", ")):
+            oxford = re.fullmatch(r"(?:and|or) (.{1,40})", segment)
+            last = None if oxford or len(segment) > 81 else _LAST_ITEMS.fullmatch(segment)
+            if run and (oxford or last):
+                items = [*run, oxford.group(1)] if oxford else [*run, last.group(1), last.group(2)]
+                if len(items) >= 3:
+                    found.append(tuple(items))
+                run = []
+            elif len(segment) <= 40:
+                run.append(segment)
+            else:  # a long clause's end may be the first item: "This package includes arp"
+                run = [segment[-40:].split(" ", 1)[-1]] if " " in segment[-40:] else []
+    return found
 
 
 def _gnu_entries(lines: list[str]) -> list[tuple[str, tuple[str, ...]]]:

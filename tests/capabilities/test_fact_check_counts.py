@@ -198,3 +198,15 @@ def test_a_count_of_a_gnu_changelog_entrys_changes_is_found(article: str, found:
     """A GNU ChangeLog entry ("date  name  <mail>") holds one change per indented paragraph: two paragraphs are two
     changes; another count is caught."""
     assert supported(article, GNU_CHANGELOG) is found
+
+
+def test_a_long_run_of_commas_is_read_in_one_pass() -> None:
+    """A source of 20,000 words between commas and no "and" (a word list, a data dump) holds no inline list, and
+    reading it takes no more than its length: the inline lists are read clause by clause, not by a backtracking
+    pattern."""
+    import time
+
+    source = ", ".join(("alpha", "beta", "gamma", "delta")[i % 4] for i in range(20000))
+    started = time.monotonic()
+    assert not supported("The list names three fonts.", source)
+    assert time.monotonic() - started < 10
