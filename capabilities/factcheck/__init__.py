@@ -41,8 +41,9 @@ from decimal import Decimal, InvalidOperation
 
 from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
 from capabilities.factcheck import counts
+from capabilities.factcheck.counted_nouns import noun_counts
 from capabilities.factcheck.durations import between_dates, word_spans
-from capabilities.factcheck.labelled import debian_release, source_facts
+from capabilities.factcheck.labelled import debian_release, glued_release, source_facts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
@@ -90,6 +91,8 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
     if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
         return passage
     if (at := debian_release(fact, evidence.text)) is not None:  # Debian 12 in +deb12u3 (labelled.py)
+        return _sentence_around(evidence.text, at)
+    if (at := glued_release(fact, evidence.text)) is not None:  # Perl 5 in perl5, Python 3 in python3 (labelled.py)
         return _sentence_around(evidence.text, at)
     if counts.is_count(fact) and ((at := counts.listed(fact, evidence.text)) is not None
                                   or (at := counts.spanned(fact, evidence.text)) is not None
@@ -180,8 +183,8 @@ def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         # "## [1.12.2]", "Version: 1.9.6": a change log or a control file of that product)
         named_before = re.search(rf"(?<![\w.-]){re.escape(product)}(?:{re.escape(series)})?\W{{0,3}}"
                                  rf"{re.escape(written.group())}", evidence.text, flags=re.I) or (
-            re.search(rf"^[ \t]*(?:#+[ \t]*\[?v?|version:?[ \t]*v?){re.escape(written.group())}(?![\w.])",
-                      evidence.text, flags=re.I | re.M)
+            (re.search(rf"^[ \t]*(?:#+[ \t]*\[?v?|version:?[ \t]*v?){re.escape(written.group())}(?![\w.])",
+                       evidence.text, flags=re.I | re.M) or _titled(written.group(), evidence.text))
             and re.search(rf"(?<![\w.-]){re.escape(product)}(?![\w])", everything, flags=re.I))
         if not re.search(rf"(?<![\w.-]){re.escape(product)}\W{{0,3}}{re.escape(series)}(?![\d.])", fact.sentence,
                          flags=re.I):
@@ -192,6 +195,13 @@ def _series_in(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         if named:
             return found.sentence
     return None
+
+
+def _titled(version: str, text: str) -> re.Match[str] | None:
+    """A version that is a section's title, underlined (reStructuredText, setext Markdown): "38.0.4 - 2022-11-27" over
+    "~~~~": a change log's release heading, as "## [0.11.0]" is."""
+    return re.search(rf"^[ \t]*v?{re.escape(version)}(?![\w.])[^\n]*\n[ \t]*([-=~^*#])\1{{2,}}[ \t]*$", text,
+                     flags=re.I | re.M)
 
 
 def _acronym_numbers(fact: Fact) -> tuple[str, ...]:
@@ -323,6 +333,10 @@ def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = N
             backing = [c for c in checked if c.supported and c.fact.kind == FactKind.date and c.fact.key in around]
             if {c.fact.key for c in backing} == set(around):
                 checked[i] = CheckedFact(item.fact, True, backing[-1].source_number, backing[-1].passage)
+    every_source = sources + ([(0, brief)] if brief else [])
+    for fact, number, passage in noun_counts(text, every_source):
+        # "Three types of HTTP authentication" where a source counts its types itself (counted_nouns.py)
+        checked.append(CheckedFact(fact, number is not None, number, passage))
     for span, around, agrees in word_spans(text, facts):
         # "a week later, on November 23": checked against the article's two dates when the sources hold both
         backing = [c for c in checked if c.supported and c.fact.kind == FactKind.date and c.fact.key in around]

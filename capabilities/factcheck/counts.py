@@ -8,6 +8,12 @@ list of the source has exactly that many items, and the list is the one the arti
 read this way (a writer's own count; a figure in digits is the source's and must be found as written), and only
 counts of things (no unit, or a counter: 个, 项, 位, 次, 款), never durations, sizes or money. A count changed to another
 number is caught unless the same list happens to have that many items holding one of the sentence's words.
+
+Round 12 reads three more lists: a list written inline in a source sentence ("This includes arp, hostname, ifconfig,
+netstat, rarp and route"), counted only when the article's sentence names every item, as the writer who counts it
+does; a list whose heading names what the count counts ("twelve new lexers" under "Added lexers:", "five fixes" under
+"Fixes:" and its underline); and a GNU ChangeLog entry's changes, one per indented paragraph under its "date  name
+<mail>" header.
 """
 
 from __future__ import annotations
@@ -23,6 +29,16 @@ _COUNT_UNITS = frozenset({"times", "person", "person|bit"})
 _BULLET = re.compile(r"^([ \t]*)(?:[*+•-]|\d{1,2}[.)])[ \t]+(\S.*)$")
 _GROUP = re.compile(r"^[ \t]*\[ [^\]]+ \][ \t]*$")  # a changelog's "[ Jochen Sprickerhof ]": who did what follows
 _ENTRY = re.compile(r"^[a-z0-9][a-z0-9+.-]* \([^)\s]+\) [^;\n]*; *urgency=", re.M)  # a Debian changelog entry
+_UNDERLINE = re.compile(r"^[ \t]*([-=~^*#_])\1{2,}[ \t]*$")  # a heading's underline: "------", "======"
+# a GNU ChangeLog entry's header, "2020-11-17  NIIBE Yutaka  <gniibe@fsij.org>": its paragraphs are its changes
+_GNU_HEADER = re.compile(r"^\d{4}-\d\d-\d\d[ \t]+\S[^\n<]*<[^>\s]+@[^>\s]+>[ \t]*$")
+# what ends a run of an inline list's items: a sentence's or a clause's mark ("." only before a space: 3.2, file.c)
+_CLAUSE_END = re.compile(r"[;:()!?]|\.(?!\S)")
+_LAST_ITEMS = re.compile(r"(.{1,40}?) (?:and|or) (.{1,40})")
+# the heading of an inline list: a sentence's list is counted only when the article's sentence names every item
+# ("six programs: arp, hostname, ..."), as "two architectures, ARM64 and S390x" must not be found in the three of
+# "for arm64, powerpc64 and s390x"
+INLINE = "\x00inline"
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*[A-Za-z0-9]|\d+(?:\.\d+)+")
 _COMMON = frozenset("""the and for with from that this these those into onto over under also only then than when
 which while what where their there they them have has had was were been being are not but all any each every both its
@@ -85,7 +101,8 @@ def _bullet_lists(lines: list[str], level: str, found: list[tuple[str, tuple[str
             if len(groups) >= 2:
                 found.append((heading, tuple(groups)))
             groups.clear()
-            heading = (bullet.group(2) if bullet else line).strip()
+            if not _UNDERLINE.match(line):  # "Fixes:" over "------": the words above the underline head the list
+                heading = (bullet.group(2) if bullet else line).strip()
     close_entry()
     if len(groups) >= 2:
         found.append((heading, tuple(groups)))
@@ -103,13 +120,69 @@ def lists(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         _bullet_lists(lines, level, found)
     # lines under a heading that ends in ":" ("Available fonts (...):") up to a blank line: a list without marks
     for m in re.finditer(r"^([^\n]*:)[ \t]*\n(?:[ \t]*\n)?((?:[^\n]{1,80}\n?){2,})", text, flags=re.M):
-        items = [line.strip() for line in m.group(2).splitlines() if line.strip()]
+        items = [line.strip() for line in m.group(2).splitlines() if line.strip() and not _UNDERLINE.match(line)]
         if len(items) >= 2 and not any(item.endswith((".", ";", ",")) for item in items):
             found.append((m.group(1).strip(), tuple(items)))
     entries = _ENTRY.findall(text)
     if len(entries) >= 2:
         found.append(("", tuple(entries)))
+    found += _gnu_entries(lines)
+    found += [(INLINE, items) for items in _inline_lists(text)]
     return tuple(found)
+
+
+def _inline_lists(text: str) -> list[tuple[str, ...]]:
+    """The lists a source writes inline, "arp, hostname, ifconfig, netstat, rarp and route" (or "..., rarp, and
+    route"): three items or more of at most 40 characters, between commas, the last after "and" or "or"; the first may
+    be the end of a longer clause ("This includes arp"). Read clause by clause, in one pass (a long run of commas
+    without an "and" is no list and costs no more than its length)."""
+    found: list[tuple[str, ...]] = []
+    for clause in _CLAUSE_END.split(" ".join(text.split())):
+        run: list[str] = []
+        for segment in (part.strip() for part in clause.split(", ")):
+            oxford = re.fullmatch(r"(?:and|or) (.{1,40})", segment)
+            last = None if oxford or len(segment) > 81 else _LAST_ITEMS.fullmatch(segment)
+            if run and (oxford or last):
+                items = [*run, oxford.group(1)] if oxford else [*run, last.group(1), last.group(2)]
+                if len(items) >= 3:
+                    found.append(tuple(items))
+                run = []
+            elif len(segment) <= 40:
+                run.append(segment)
+            else:  # a long clause's end may be the first item: "This package includes arp"
+                run = [segment[-40:].split(" ", 1)[-1]] if " " in segment[-40:] else []
+    return found
+
+
+def _gnu_entries(lines: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """A GNU ChangeLog entry's changes: the indented paragraphs under its "date  name  <mail>" header, each a change
+    (its summary line, its "+ commit" line, its "* file" lines), when there are two or more."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    header, paragraphs, current = "", [], []  # type: str, list[str], list[str]
+
+    def close() -> None:
+        if current:
+            paragraphs.append(" ".join(current))
+            current.clear()
+        if header and len(paragraphs) >= 2:
+            found.append((header, tuple(paragraphs)))
+        paragraphs.clear()
+
+    for line in lines:
+        if _GNU_HEADER.match(line):
+            close()
+            header = line.strip()
+        elif not line.strip():
+            if current:
+                paragraphs.append(" ".join(current))
+                current.clear()
+        elif line[:1] in " \t" and header:
+            current.append(line.strip())
+        else:
+            close()
+            header = ""
+    close()
+    return found
 
 
 def listed(fact: Fact, text: str) -> int | None:
@@ -123,7 +196,11 @@ def listed(fact: Fact, text: str) -> int | None:
         # the list the sentence is about: half its items at least share a word with the sentence (a long sentence
         # shares a word with many lists; half of one list's items is a list it describes)
         shared = sum(bool(words & sentence_words) for words in item_words)
-        if len(items) == count and 2 * shared >= count:
+        if heading == INLINE:
+            if len(items) == count and shared == count:
+                return _at(text, items[0])
+            continue
+        if len(items) == count and (2 * shared >= count or _names_the_heading(fact, heading)):
             return _at(text, items[0])
         for word in _qualifiers(fact):  # "all eight condensed variants": the items that hold the word after the count
             holding = [item for item, words in zip(items, item_words) if word in words]
@@ -174,6 +251,28 @@ def _qualifiers(fact: Fact) -> set[str]:
         return set()
     after = fact.sentence[at + len(fact.text):at + len(fact.text) + 40]
     return _content_words(" ".join(re.findall(r"[A-Za-z][\w+-]*", after)[:2]))
+
+
+def _forms(word: str) -> set[str]:
+    """A noun and its other number: fix / fixes, lexer / lexers, type / types."""
+    word = word.casefold()
+    return {word, word + "s", word + "es", word[:-1] if word.endswith("s") else word,
+            word[:-2] if word.endswith("es") else word}
+
+
+def _names_the_heading(fact: Fact, heading: str) -> bool:
+    """The noun the count counts is the list's heading's ("twelve new lexers" under "Added lexers:", "five fixes"
+    under "Fixes:"): the list is the one the count is of, whatever its items say. A heading says what its items are
+    only when it ends in ":" (or stood over an underline, read as its line)."""
+    at = fact.sentence.find(fact.text)
+    if at < 0 or not heading.rstrip().endswith(":"):
+        return False
+    after = re.findall(r"[A-Za-z][\w+-]*", fact.sentence[at + len(fact.text):at + len(fact.text) + 40])[:2]
+    nouns = {form for word in after if len(word) >= 3 and word.casefold() not in _SMALL for form in _forms(word)}
+    return bool(nouns & {w.casefold() for w in re.findall(r"[A-Za-z][\w+-]*", heading)})
+
+
+_SMALL = frozenset("the and for with from that this new old more other in of on to at by".split())
 
 
 def _at(text: str, item: str) -> int:

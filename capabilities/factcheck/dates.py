@@ -126,7 +126,8 @@ _FULL_DATES = (
     (rf"({ZH_NUM})年({ZH_NUM})月({ZH_NUM})[日号]", lambda g: (g[0], g[1], g[2])),
     (rf"\b(?:the\s+)?({_ORDINAL_RE})\s+(?:of\s+)?({MONTH_RE}),?\s+(\d{{4}})\b", lambda g: (g[2], g[1], _ordinal(g[0]))),
     (rf"\b({MONTH_RE})\s+(?:the\s+)?({_ORDINAL_RE}),?\s+(\d{{4}})\b", lambda g: (g[2], g[0], _ordinal(g[1]))),
-    (rf"\b({MONTH_RE})\s+(?:of\s+)?(\d{{4}})\b", lambda g: (g[1], g[0], None)),
+    # a month and year, with the comma some write between them ("in May, 1998")
+    (rf"\b({MONTH_RE}),?\s+(?:of\s+)?(\d{{4}})\b", lambda g: (g[1], g[0], None)),
     (r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)", lambda g: (g[0], g[1], None)),
     (rf"\b({_HOLIDAY})(?:,?\s+(?:of\s+)?(\d{{4}})\b)?", lambda g: (g[1], *_holiday(g[0]))),
 )

@@ -11,6 +11,7 @@ source states, letter for letter, so a fabricated value is not found by it.
     thousands        "10K records": 10000 (一万条), but never 10K bytes or blocks of 1 KiB
     Debian release   "krb5 (1.20.1-2+deb12u3) bookworm": an upload for Debian 12 ("Debian 12", the series of the
                      release the +debNuM suffix of a stable update names; debian_release)
+    glued release    "a perl5 module", python3: the release series Perl 5, Python 3 (round 12; glued_release)
 """
 
 from __future__ import annotations
@@ -71,4 +72,14 @@ def debian_release(fact: Fact, text: str) -> int | None:
     if fact.kind != FactKind.number or (fact.series or "").casefold() != "debian" or not fact.key.isdigit():
         return None
     hit = re.search(rf"\+deb{fact.key}u\d+", text)
+    return hit.start() if hit else None
+
+
+def glued_release(fact: Fact, text: str) -> int | None:
+    """A release series after its product ("a Perl 5 module", "Python 3") in a source that glues the number to the
+    product's name ("a perl5 module", python3): the same release, written as one word. Where it stands in ``text``, or
+    None; another release (perl6) or another product is not found."""
+    if fact.kind != FactKind.number or not fact.series or not re.fullmatch(r"\d+(?:\.\d+)?", fact.text):
+        return None
+    hit = re.search(rf"(?<![\w.-]){re.escape(fact.series)}{re.escape(fact.text)}(?![\w]|\.\d)", text, flags=re.I)
     return hit.start() if hit else None

@@ -3,7 +3,8 @@
 Each returns where in the source text the name's other form stands (an index into it), or None. A form is only
 accepted when every letter of it is backed by the source: an acronym needs the source's phrase with exactly those
 initials, a glued word needs the source's word letter for letter, and two names glued by extraction need both in
-one source sentence. Nothing here finds a name by a part of it alone.
+one source sentence. Nothing here finds a name by a part of it alone. Round 12: a name with an ordinary word hyphened
+to it ("Unix-style", "OpenSSL-driven") is the name before the hyphen.
 """
 
 from __future__ import annotations
@@ -153,6 +154,23 @@ def two_names(name: str, text: str) -> int | None:
     return None
 
 
+_MODIFIED = re.compile(r"(?P<name>[^\W_](?:[\w.+]|-(?=[A-Z0-9]))*)-(?P<word>[a-z]{3,})")
+
+
+def modified(name: str, text: str) -> int | None:
+    """A name with an ordinary word hyphened to it ("Unix-style", "OpenSSL-driven", "GTK-based"): the compound is the
+    writer's description, the name is the part before the hyphen, found as a run of the source's words ("the Unix
+    "diff" program", "compiled with OpenSSL 3.0.7"). An invented name with such a word ("Oracle-driven") is not."""
+    m = _MODIFIED.fullmatch(name)
+    if not m:
+        return None
+    needle, source_words = words(m.group("name")), words(text)
+    for k in range(len(source_words) - len(needle) + 1):
+        if source_words[k:k + len(needle)] == needle:
+            return _find(text, m.group("name"))
+    return None
+
+
 def _has(haystack: list[str], needle: list[str]) -> bool:
     return any(haystack[i:i + len(needle)] == needle for i in range(len(haystack) - len(needle) + 1))
 
@@ -165,7 +183,7 @@ def _find(text: str, word: str) -> int:
 def other_form(name: str, key: str, sentence: str, text: str) -> int | None:
     """Where the source writes the name ``name`` (key ``key``, in the article's ``sentence``) in another form."""
     for found in (acronym(name, text), glued_or_split(name, sentence, text), initials_word(name, text),
-                  in_one_address(name, text), glued_to_number(key, text), two_names(name, text)):
+                  in_one_address(name, text), glued_to_number(key, text), two_names(name, text), modified(name, text)):
         if found is not None:
             return found
     return None

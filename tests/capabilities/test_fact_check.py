@@ -739,11 +739,12 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
 
 
 @pytest.mark.parametrize(("name", "alarms", "misses"), [
-    ("heldout2-2026-12-06.jsonl", 1, 5),   # the ninth tuning set: a sum, the writer's own ('Expat XML' found, round 11)
+    ("heldout2-2026-12-06.jsonl", 1, 4),   # the ninth tuning set: a sum, the writer's own ('Expat XML' found, round 11;
+    # 'just two questions' caught in round 12)
     ("heldout3-2026-12-06.jsonl", 2, 0),  # the tenth tuning set: measured 10 and 3 unseen, lowered as it is tuned
     ("heldout4-2026-12-06.jsonl", 7, 2),  # measured 16 unseen; tuned on in round 11 (docs/fact-check.md): 7
     ("heldout5-2026-12-07.jsonl", 17, 6),  # measured 32 unseen; tuned on in round 11: 17 (docs/fact-check.md)
-    ("heldout6-2026-12-07.jsonl", 18, 5),  # measured unseen after round 11 (docs/fact-check.md): held, not tuned on
+    ("heldout6-2026-12-07.jsonl", 11, 3),  # measured 18 and 5 unseen; tuned on in round 12 (docs/fact-check.md): 11
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, misses: int) -> None:
     """A change to the checker may not raise more false alarms or miss more fabrications on these sets than the

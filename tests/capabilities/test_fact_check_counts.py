@@ -113,3 +113,100 @@ def test_kuan_counts_models_and_is_checked(article: str, found: bool) -> None:
     """款 counts models (三款硬件): a count like 台 or 套, checked, and found in a list of that many."""
     source = "  * Add support for:\n    - Librem5\n    - PinePhone\n    - PineBook\n"
     assert supported(article, source) is found
+
+
+# round 12: a list written inline in a sentence, a list under a heading that names what it holds, a GNU ChangeLog
+# entry's paragraphs
+INLINE = """This package includes the important tools for controlling the network
+subsystem of the Linux kernel.  This includes arp, hostname, ifconfig,
+netstat, rarp and route.  Additionally, it contains utilities for hardware (plipconfig,
+slattach, mii-tool)."""
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("It has six core programs: arp, hostname, ifconfig, netstat, rarp and route.", True),
+    ("其中有六个核心程序：arp、hostname、ifconfig、netstat、rarp和route。", True),
+    ("It has seven core programs: arp, hostname, ifconfig, netstat, rarp and route.", False),
+    ("其中有五个核心程序：arp、hostname、ifconfig、netstat、rarp和route。", False),
+    # a list of the sentence that names only some of its items is not the article's list
+    ("It has three core programs, among them arp and route.", False),
+])
+def test_a_count_of_a_list_written_inline_is_found(article: str, found: bool) -> None:
+    """A count of things a source sentence lists one by one ("arp, hostname, ..., rarp and route") is found when the
+    article's sentence names every item; another count is caught."""
+    assert supported(article, INLINE) is found
+
+
+HEADED = """1.7.15 (Aug 25, 2021)
+======
+Fixes:
+------
+* Fix potential core dumped for strrchr, see #546
+* Fix null pointer crash in cJSON_CreateXxArray, see #538
+* Fix a possible dereference of null pointer, see #519
+
+Version 2.14.0
+--------------
+- Added lexers:
+
+  * Arturo (#2259)
+  * Fift (#2249)
+  * Jsonnet (#2239)
+  * Wren (#2271)
+"""
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("cJSON 1.7.15 brings three fixes.", True),
+    ("cJSON 1.7.15 brings four fixes.", False),
+    ("Its changelog opens with four new lexers.", True),
+    ("Its changelog opens with five new lexers.", False),
+    ("Its changelog opens with three new lexers.", False),  # the fixes are three, but they are no lexers
+])
+def test_a_count_of_a_list_under_a_heading_naming_it_is_found(article: str, found: bool) -> None:
+    """A count whose noun is the heading of a list of that many items ("four new lexers" under "Added lexers:", "three
+    fixes" under "Fixes:" over its underline) is found; another count, or a count of another heading's list, is
+    caught."""
+    assert supported(article, HEADED) is found
+
+
+GNU_CHANGELOG = """2021-03-22  Werner Koch  <wk@gnupg.org>
+
+	Release 2.5.5.
+	+ commit f8cfb565ee461946901ae3bc573abc0023d821b5
+
+
+2020-11-17  NIIBE Yutaka  <gniibe@fsij.org>
+
+	m4: Update with newer autoconf constructs.
+	+ commit 05535d9863cfc4656554fa5fd8df2f4fbe695178
+	* src/libassuan.m4: Replace AC_HELP_STRING to AS_HELP_STRING.
+
+	build: Update to newer autoconf constructs.
+	+ commit 12fd96a61033a587482be150a0f955615083ad43
+	* configure.ac: Use AC_CONFIG_HEADERS instead of AM_CONFIG_HEADER.
+"""
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("NIIBE Yutaka提交了两项与autoconf相关的更新。", True),
+    ("NIIBE Yutaka made two autoconf updates.", True),
+    ("NIIBE Yutaka提交了三项与autoconf相关的更新。", False),
+    ("NIIBE Yutaka made four autoconf updates.", False),
+])
+def test_a_count_of_a_gnu_changelog_entrys_changes_is_found(article: str, found: bool) -> None:
+    """A GNU ChangeLog entry ("date  name  <mail>") holds one change per indented paragraph: two paragraphs are two
+    changes; another count is caught."""
+    assert supported(article, GNU_CHANGELOG) is found
+
+
+def test_a_long_run_of_commas_is_read_in_one_pass() -> None:
+    """A source of 20,000 words between commas and no "and" (a word list, a data dump) holds no inline list, and
+    reading it takes no more than its length: the inline lists are read clause by clause, not by a backtracking
+    pattern."""
+    import time
+
+    source = ", ".join(("alpha", "beta", "gamma", "delta")[i % 4] for i in range(20000))
+    started = time.monotonic()
+    assert not supported("The list names three fonts.", source)
+    assert time.monotonic() - started < 10

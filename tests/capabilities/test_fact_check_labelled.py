@@ -64,3 +64,38 @@ def test_a_release_series_glued_to_its_product_is_found(article: str, found: boo
 ])
 def test_a_debian_release_in_a_stable_update_suffix_is_found(article: str, found: bool) -> None:
     assert supported(article, "krb5 (1.20.1-2+deb12u3) bookworm; urgency=medium\n\n  * Kerberos fixes.") is found
+
+
+# round 12: a release heading underlined (reStructuredText, setext Markdown); a release glued to its product's name
+RST_CHANGELOG = """Changelog
+=========
+
+38.0.4 - 2022-11-27
+~~~~~~~~~~~~~~~~~~~
+
+* Fixed error when using ``py2app`` to build an application with a ``cryptography`` dependency.
+"""
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("cryptography 38.0.x: a run of fixes", True),
+    ("cryptography 38.0 fixed an error with py2app.", True),
+    ("cryptography 39.0.x: a run of fixes", False),
+    ("cryptography 38.1 fixed an error with py2app.", False),
+])
+def test_a_release_series_under_an_underlined_heading_is_found(article: str, found: bool) -> None:
+    """A version that is a change log's section title, underlined ("38.0.4 - 2022-11-27" over "~~~~"), is the
+    release's label, as "## [0.11.0]" is: its series (38.0, 38.0.x) is found where the sources name the product;
+    another series is caught."""
+    assert supported(article, RST_CHANGELOG) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Locale::gettext is a Perl 5 module for the C library's functions.", True),
+    ("Locale::gettext is a Perl 6 module for the C library's functions.", False),
+])
+def test_a_release_glued_to_its_product_is_found(article: str, found: bool) -> None:
+    """"a perl5 module" is a module for Perl 5: the release series glued to the product's name is that series; another
+    release is caught."""
+    assert supported(article, "Locale::gettext\n\nThis is a perl5 module quickly written to gain access to the C "
+                              "library functions for internatialization.") is found

@@ -95,3 +95,17 @@ def test_two_quoted_words_put_in_someones_mouth_are_a_quotation(article: str, fo
 
 def test_a_two_letter_acronym_is_not_read_from_any_two_capitalised_words() -> None:
     assert not supported("The GS team fixed it.", "Graham Smith fixed it.")
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Algorithm::Diff brings Unix-style diffing to Perl.", True),
+    ("The point releases were a run of OpenSSL-driven fixes for Perl.", True),
+    ("The point releases were a run of Oracle-driven fixes for Perl.", False),
+    ("Algorithm::Diff brings Plan9-style diffing to Perl.", False),
+])
+def test_a_name_with_a_word_hyphened_to_it_is_the_name(article: str, found: bool) -> None:
+    """Round 12: "Unix-style", "OpenSSL-driven" are the writer's description of the name before the hyphen, which is
+    what the source must hold; an invented name with such a word is caught."""
+    source = ("Algorithm::Diff uses an algorithm similar to the one used by the Unix \"diff\" program, in Perl. The "
+              "wheels were compiled with OpenSSL 3.0.7.")
+    assert check_facts(article, [(1, source)]).passed is found
