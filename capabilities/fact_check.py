@@ -25,7 +25,7 @@ from pydantic import Field
 
 from capabilities.base import Capability, CapabilityContext, Claims, Prepared, StrictArgs, ToolResult, in_language
 from capabilities.errors import StopPipeline
-from capabilities.factcheck import FactReport, check_facts
+from capabilities.factcheck import FactKind, FactReport, check_facts
 from capabilities.records import DraftVersionRecord, SourceText, TopicRecord
 from capabilities.store import Store
 from capabilities.textscore import SCORER, score_text
@@ -75,8 +75,12 @@ def effective_mode(settings: Settings, topic: TopicRecord) -> str:
 def correction(version: DraftVersionRecord, report: FactReport, material: str) -> str:
     """The corrective message: the article, each fact no source holds with its sentence, and the sources."""
     missing = "\n".join(f"- {f.fact.text!r} in: {f.fact.sentence}" for f in report.unsupported)
+    # the checker matches a quotation word for word, so a translated one is never found (docs/fact-check.md)
+    quotes = (" A quotation must be a source's own words in the source's language: quote them exactly, or say it "
+              "in your own words without quotation marks."
+              if any(f.fact.kind == FactKind.quote for f in report.unsupported) else "")
     return (f"Topic: {version.title}\n\nThese facts of the article below are not in the sources or the brief:\n"
-            f"{missing}\n\nRewrite the article: correct each of them from the sources, or remove it. Change "
+            f"{missing}\n\nRewrite the article: correct each of them from the sources, or remove it.{quotes} Change "
             f"nothing else. Keep the format: '# ' title line, blank line, markdown body.\n\n"
             f"# {version.title}\n\n{version.body}\n\n{material}")
 

@@ -25,7 +25,8 @@ SYSTEM = (
 )
 GROUNDED = (
     " Use only facts found in the sources and the brief below: every number, date, name and quotation must "
-    "be in them. Cite the source of each fact by its number in square brackets, like [1]. Do not write a "
+    "be in them. Put in quotation marks only a source's own words, as the source writes them and in its "
+    "language; say anything translated or shortened in your own words, without quotation marks. Cite the source of each fact by its number in square brackets, like [1]. Do not write a "
     "list of sources at the end: it is added for you."
 )
 
