@@ -4,7 +4,9 @@ source states, letter for letter, so a fabricated value is not found by it.
 
     copyright line   "Copyright (C) 1989,1991-2018", "(c)2004-2016": every year written there is a year
     day/month/year   "25/3/2003": a date (day first when the day is over 12, both readings when nothing tells)
-    address label    "bugreport.cgi?bug=76868": the number of the label (bug 76868)
+    address label    "bugreport.cgi?bug=76868": the number of the label (bug 76868); and a number an address's path
+                     labels (round 13): ".../pull/105" (pull request 105, "(105)"), ".../issues/42", ".../rfc5890"
+                     (RFC 5890): a reader takes the number from the address as the source's own
     version label    "compat v13", "v2": a version number the letter v marks
     Debian revision  "devmapper (2:1.02.27-3) unstable; urgency=low": the upload's revision 3
     multiple         "2-6x as fast", "3× faster": 6 (and 2), as 六倍, "six times"
@@ -26,6 +28,8 @@ _COPYRIGHT = re.compile(r"(?:copyright|\(c\)|©)[\s:]*(?:\(c\)|©)?\s*((?:(?:18|
                         r"(?:18|19|20)\d\d)(?!\d)", re.I)
 _SLASH_DATE = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
 _ADDRESS_LABEL = re.compile(r"[?&;][A-Za-z_]+=(\d+)(?![\w.])")
+# a number an address's path labels: a pull request's, an issue's, a bug's, an RFC's (.../pull/105, /rfc5890)
+_PATH_LABEL = re.compile(r"(?<=[\w.])/(?:pulls?|issues?|merge_requests|bugs?|tickets?|rfc)/?(\d+)(?![\w-]|\.\d)", re.I)
 _V_NUMBER = re.compile(r"(?<![\w.-])[vV](\d{1,4})(?!\w|\.\d)")
 _DEBIAN_HEADER = re.compile(r"^[a-z0-9][a-z0-9+.-]* \((?:\d+:)?[^)\s]*-(\d+)\) [^;\n]*;", re.M)
 _MULTIPLE = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*[-–]\s*)?(\d+(?:\.\d+)?)\s*[x×](?![\w])")
@@ -54,7 +58,7 @@ def source_facts(text: str) -> list[Fact]:
         for day, month in readings:
             if 1 <= month <= 12 and 1 <= day <= 31:
                 add(FactKind.date, m.group(), f"{year}-{month:02d}-{day:02d}", m.start())
-    for pattern in (_ADDRESS_LABEL, _V_NUMBER, _DEBIAN_HEADER):
+    for pattern in (_ADDRESS_LABEL, _PATH_LABEL, _V_NUMBER, _DEBIAN_HEADER):
         for m in pattern.finditer(text):
             add(FactKind.number, m.group(1), str(int(m.group(1))), m.start())
     for m in _MULTIPLE.finditer(text):

@@ -24,6 +24,16 @@ def supported(article: str, source: str) -> bool:
     # a number under an address's label
     ("Debian bug 76868 tracks it.", "See http://bugs.debian.org/cgi-bin/bugreport.cgi?bug=76868", True),
     ("Debian bug 76869 tracks it.", "See http://bugs.debian.org/cgi-bin/bugreport.cgi?bug=76868", False),
+    # a number an address's path labels (round 13): a pull request's, an RFC's
+    ("Question marks are allowed in flow collections (pull request 105).",
+     "https://github.com/yaml/libyaml/pull/105\nAllow question marks in plain scalars in flow collections", True),
+    ("Question marks are allowed in flow collections (pull request 106).",
+     "https://github.com/yaml/libyaml/pull/105\nAllow question marks in plain scalars in flow collections", False),
+    ("参考文档包括 RFC 5890 至 5893。", " * [Framework](https://tools.ietf.org/html/rfc5890)\n"
+     " * [Bidi rule](https://tools.ietf.org/html/rfc5893)", True),
+    ("参考文档包括 RFC 5890 至 5894。", " * [Framework](https://tools.ietf.org/html/rfc5890)\n"
+     " * [Bidi rule](https://tools.ietf.org/html/rfc5893)", False),
+    ("The fix is commit 105.", "https://github.com/yaml/libyaml/commit/105abc", False),
     # a version the letter v marks
     ("It moved to debhelper compat level 13.", "  * Update to debhelper compat v13.", True),
     ("It moved to debhelper compat level 12.", "  * Update to debhelper compat v13.", False),
