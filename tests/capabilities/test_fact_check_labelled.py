@@ -21,6 +21,11 @@ def supported(article: str, source: str) -> bool:
     # a day/month/year date
     ("The note is dated March 25, 2003.", "Robie Basak, 25/3/2003.", True),
     ("The note is dated March 26, 2003.", "Robie Basak, 25/3/2003.", False),
+    # a timestamp as date(1) writes it (round 13)
+    ("lzf 的 3.6 版本发布于 2011 年 2 月 7 日。", "3.6  Mon Feb  7 17:37:31 CET 2011\n\t- fixed hash calculation", True),
+    ("lzf 的 3.6 版本发布于 2011 年 2 月 8 日。", "3.6  Mon Feb  7 17:37:31 CET 2011\n\t- fixed hash calculation", False),
+    ("Version 3.1 came out on November 30, 2007.", "3.1  Fri Nov 30 11:33:04 CET 2007", True),
+    ("Version 3.1 came out on November 30, 2008.", "3.1  Fri Nov 30 11:33:04 CET 2007", False),
     # a number under an address's label
     ("Debian bug 76868 tracks it.", "See http://bugs.debian.org/cgi-bin/bugreport.cgi?bug=76868", True),
     ("Debian bug 76869 tracks it.", "See http://bugs.debian.org/cgi-bin/bugreport.cgi?bug=76868", False),
