@@ -282,13 +282,16 @@ _LINK_TARGET = re.compile(r"(?<=\])\([^()\s]+\)")
 
 def _source_words(text: str) -> list[str]:
     """A source's words; where it links a word ("a fast [BPE](https://...) tokeniser"), its words as read, without
-    the link's address, follow them, so a quotation of the sentence is found."""
-    read = _LINK_TARGET.sub("", text)
+    the link's address, follow them, so a quotation of the sentence is found. A trademark's marks are read without
+    them too (round 13): "Intel(R) Xeon(R) Platinum" is the Intel Xeon Platinum an article names, as a reader drops
+    (R), (TM), ® and ™; the words around them stay as they are, so another name is not found."""
+    read = _TRADEMARK.sub("", _LINK_TARGET.sub("", text))
     # a compiler or CMake definition (-DCBOR_CUSTOM_ALLOC=ON, -DNDEBUG) defines the identifier after its -D
     read = _DEFINE_FLAG.sub(r"\1 ", read)
     return words(text) + ([""] + words(read) if read != text else [])
 
 
+_TRADEMARK = re.compile(r"\((?:R|TM|r|tm)\)|[®™]")
 _DEFINE_FLAG = re.compile(r"(?<![\w-])(-D)(?=[A-Za-z_][A-Za-z0-9_]*(?:=|\s|$))")
 
 

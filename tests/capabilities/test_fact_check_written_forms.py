@@ -109,3 +109,14 @@ def test_a_name_with_a_word_hyphened_to_it_is_the_name(article: str, found: bool
     source = ("Algorithm::Diff uses an algorithm similar to the one used by the Unix \"diff\" program, in Perl. The "
               "wheels were compiled with OpenSSL 3.0.7.")
     assert check_facts(article, [(1, source)]).passed is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("It ran on an Intel Xeon Platinum 8280 CPU.", True),
+    ("It ran on an Intel Xeon Gold 8280 CPU.", False),
+    ("It ran on an AMD Xeon Platinum 8280 CPU.", False),
+])
+def test_a_name_without_its_trademark_marks_is_the_sources(article: str, found: bool) -> None:
+    """Round 13: a reader drops (R), (TM), ® and ™ ("Intel(R) Xeon(R) Platinum" is the Intel Xeon Platinum an article
+    names); another product or maker around the same words is still caught."""
+    assert supported(article, "Tested on an Intel(R) Xeon(R) Platinum 8280 CPU @ 2.70GHz.") is found
