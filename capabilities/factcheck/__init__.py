@@ -227,10 +227,13 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         return found.kind == FactKind.number and fact.unit == found.unit and (
             found.key == fact.key or (len(fact.key) == 2 and found.key[-2:] == fact.key))
     if fact.kind == FactKind.number:
+        # a Chinese range of years read with its 年 ("1991 至 2018 年": 1991 is a year, no 1991 years)
+        year_range = fact.unit == "year_unit" and re.fullmatch(r"(?:18|19|20)\d\d", fact.key)
         if found.kind == FactKind.year:
-            # a Chinese range of years read with its 年 ("1991 至 2018 年": 1991 is a year, no 1991 years)
-            year_range = fact.unit == "year_unit" and re.fullmatch(r"(?:18|19|20)\d\d", fact.key)
             return (fact.unit is None or bool(year_range)) and found.key == fact.key
+        if found.kind == FactKind.date and year_range:
+            # and found, as a year is, in a source's date of that year ("2002 至 2003 年间" in "February 10th 2002")
+            return found.key[:4] == fact.key
         if found.kind != FactKind.number or not _same_number(fact, found):
             return False
         return fact.unit is None or found.unit is None or _same_unit(fact.unit, found.unit)

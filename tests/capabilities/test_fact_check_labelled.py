@@ -18,6 +18,9 @@ def supported(article: str, source: str) -> bool:
     ("版权年份为 1989 年以及 1992 至 2018 年。", "Copyright (C) 1989,1991-2018 Free Software Foundation, Inc.", False),
     ("The team holds it from 2004 to 2016.", "DejaVu fonts 2.37 (c)2004-2016 DejaVu fonts team", True),
     ("The team holds it from 2005 to 2016.", "DejaVu fonts 2.37 (c)2004-2016 DejaVu fonts team", False),
+    # a Chinese range of years in a source's dates of those years (round 13)
+    ("2.4 系列在 2002 至 2003 年间发布。", "February 10th 2002 version 2.4f\n\nApril 30th 2003 version 2.4h", True),
+    ("2.4 系列在 2001 至 2003 年间发布。", "February 10th 2002 version 2.4f\n\nApril 30th 2003 version 2.4h", False),
     # a day/month/year date
     ("The note is dated March 25, 2003.", "Robie Basak, 25/3/2003.", True),
     ("The note is dated March 26, 2003.", "Robie Basak, 25/3/2003.", False),
