@@ -111,13 +111,13 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 
 def _name_forms(fact: Fact) -> tuple[str, ...]:
     """Other ways a source writes a name: a weekday as its abbreviation (Tuesday, Tue), a name glued to the
-    article's next short word (IBM i, ibmi)."""
+    article's next short word (IBM i, ibmi; RISC OS, riscos)."""
     if fact.kind != FactKind.name:
         return ()
     if fact.key in _WEEKDAYS:
         return fact.key[:3], fact.key[:4]
-    if " " not in fact.key and (hit := re.search(rf"(?<!\w){re.escape(fact.text)}\s+([a-z]{{1,2}})\b", fact.sentence)):
-        return (fact.key + hit.group(1),)
+    if " " not in fact.key and (hit := re.search(rf"(?<!\w){re.escape(fact.text)}\s+([A-Za-z]{{1,2}})\b", fact.sentence)):
+        return (fact.key + hit.group(1).lower(),)  # RISC OS, riscos (round 13: a short word in capitals too)
     return ()
 
 

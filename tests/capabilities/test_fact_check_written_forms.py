@@ -120,3 +120,14 @@ def test_a_name_without_its_trademark_marks_is_the_sources(article: str, found: 
     """Round 13: a reader drops (R), (TM), ® and ™ ("Intel(R) Xeon(R) Platinum" is the Intel Xeon Platinum an article
     names); another product or maker around the same words is still caught."""
     assert supported(article, "Tested on an Intel(R) Xeon(R) Platinum 8280 CPU @ 2.70GHz.") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Acorn 平台新增了 RISC OS 专用的 -/ 选项（Darren）。", True),
+    ("Acorn 平台新增了 RISK OS 专用的 -/ 选项（Darren）。", False),
+    ("Acorn 平台新增了 RISC UI 专用的 -/ 选项（Darren）。", False),
+])
+def test_a_name_glued_to_its_next_short_word_in_capitals_is_the_sources(article: str, found: bool) -> None:
+    """Round 13: a name with a short word after it is found glued to it, in capitals too (RISC OS for the source's
+    riscos, as IBM i for ibmi); another name, or another short word, is still caught."""
+    assert supported(article, "acorn: add riscos specific -/ option (Darren)") is found
