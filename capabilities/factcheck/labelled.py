@@ -10,6 +10,8 @@ source states, letter for letter, so a fabricated value is not found by it.
                      (RFC 5890): a reader takes the number from the address as the source's own
     version label    "compat v13", "v2": a version number the letter v marks
     Debian revision  "devmapper (2:1.02.27-3) unstable; urgency=low": the upload's revision 3
+    number list      "4,5" (a man page's return values 4 and 5), numbers a comma joins without a space, none of three
+                     digits after it (1,200 is a thousands group): each number (round 13)
     multiple         "2-6x as fast", "3× faster": 6 (and 2), as 六倍, "six times"
     thousands        "10K records": 10000 (一万条), but never 10K bytes or blocks of 1 KiB
     Debian release   "krb5 (1.20.1-2+deb12u3) bookworm": an upload for Debian 12 ("Debian 12", the series of the
@@ -36,6 +38,7 @@ _ADDRESS_LABEL = re.compile(r"[?&;][A-Za-z_]+=(\d+)(?![\w.])")
 _PATH_LABEL = re.compile(r"(?<=[\w.])/(?:pulls?|issues?|merge_requests|bugs?|tickets?|rfc)/?(\d+)(?![\w-]|\.\d)", re.I)
 _V_NUMBER = re.compile(r"(?<![\w.-])[vV](\d{1,4})(?!\w|\.\d)")
 _DEBIAN_HEADER = re.compile(r"^[a-z0-9][a-z0-9+.-]* \((?:\d+:)?[^)\s]*-(\d+)\) [^;\n]*;", re.M)
+_NUMBER_LIST = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{1,2})+(?![\w,]|\.\d)")
 _MULTIPLE = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*[-–]\s*)?(\d+(?:\.\d+)?)\s*[x×](?![\w])")
 _THOUSANDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)K\s+(?!i?B\b|bytes?\b|blocks?\b|[A-Z])(?=[a-z])")
 
@@ -69,6 +72,9 @@ def source_facts(text: str) -> list[Fact]:
     for pattern in (_ADDRESS_LABEL, _PATH_LABEL, _V_NUMBER, _DEBIAN_HEADER):
         for m in pattern.finditer(text):
             add(FactKind.number, m.group(1), str(int(m.group(1))), m.start())
+    for m in _NUMBER_LIST.finditer(text):
+        for number in m.group().split(","):
+            add(FactKind.number, number, str(int(number)), m.start())
     for m in _MULTIPLE.finditer(text):
         for group in (1, 2):
             if m.group(group):

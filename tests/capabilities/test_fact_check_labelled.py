@@ -48,6 +48,12 @@ def supported(article: str, source: str) -> bool:
     # a Debian revision in a changelog header
     ("A day later, revision 3 fixed the rules.", "devmapper (2:1.02.27-3) unstable; urgency=low\n\n  * Fix rules.", True),
     ("A day later, revision 5 fixed the rules.", "devmapper (2:1.02.27-3) unstable; urgency=low\n\n  * Fix rules.", False),
+    # numbers a comma joins without a space (round 13): each number; a thousands group is none of them
+    ("It returns 4 or 5 when the desired seek position is unreachable.",
+     ".TP\n4,5\ndesired seek position is unreachable.", True),
+    ("It returns 4 or 6 when the desired seek position is unreachable.",
+     ".TP\n4,5\ndesired seek position is unreachable.", False),
+    ("The archive holds 200 files.", "The archive holds 1,200 files.", False),
     # a multiple, and thousands with K
     ("它的速度通常是 libjpeg 的二至六倍。", "libjpeg-turbo is generally 2-6x as fast as libjpeg.", True),
     ("它的速度通常是 libjpeg 的二至八倍。", "libjpeg-turbo is generally 2-6x as fast as libjpeg.", False),
