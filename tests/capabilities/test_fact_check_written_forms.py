@@ -131,3 +131,16 @@ def test_a_name_glued_to_its_next_short_word_in_capitals_is_the_sources(article:
     """Round 13: a name with a short word after it is found glued to it, in capitals too (RISC OS for the source's
     riscos, as IBM i for ibmi); another name, or another short word, is still caught."""
     assert supported(article, "acorn: add riscos specific -/ option (Darren)") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("It pulls in around 300M downloads per week.", True),
+    ("It pulls in around 300M downloads a week.", True),
+    ("It pulls in around 300M downloads per month.", False),
+    ("It pulls in around 200M downloads per week.", False),
+])
+def test_a_slash_is_per_in_a_rate(article: str, found: bool) -> None:
+    """Round 13: "300M downloads / week" is a rate per week, as "300M downloads per week" is; another period or
+    figure is still caught."""
+    source = "Requests is one of the most downloaded Python packages, pulling in around `300M downloads / week`."
+    assert supported(article, source) is found
