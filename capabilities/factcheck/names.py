@@ -49,6 +49,8 @@ def scan_names(scan: Scan) -> None:
             previous_end = m.end()
             continue
         if _capitalised(m.group()) and not _document(m.group()) and not _unit_word(m.group()):
+            if run and _lower_identifier(m.group()) != _lower_identifier(run[-1].group()):
+                flush()  # "on Fedora re2c, bison": a package's lower-case name is a name of its own (round 13)
             run.append(m)
             if re.search(r"['’]s$", m.group()):
                 flush()  # "Debian's Marc Haber": a possessive ends a name
@@ -72,6 +74,12 @@ def _document(token: str) -> bool:
     FAQ's fix)."""
     token = re.sub(r"['’]s$", "", token)
     return token in DOCUMENT_NAMES or token.split(".")[0] in DOCUMENT_NAMES
+
+
+def _lower_identifier(token: str) -> bool:
+    """A lower-case identifier with a digit (re2c, libxml2, x264): a name only by its digit, a package or a program,
+    which does not run on into a capitalised word beside it ("on Fedora re2c, bison" names Fedora and re2c)."""
+    return token[0].islower() and not any(ch.isupper() for ch in token)
 
 
 def _unit_word(token: str) -> bool:

@@ -144,3 +144,14 @@ def test_a_slash_is_per_in_a_rate(article: str, found: bool) -> None:
     figure is still caught."""
     source = "Requests is one of the most downloaded Python packages, pulling in around `300M downloads / week`."
     assert supported(article, source) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("On Fedora re2c, bison and autoconf are installed with dnf.", True),
+    ("On Debian re2c, bison and autoconf are installed with dnf.", False),
+    ("On Fedora re2d, bison and autoconf are installed with dnf.", False),
+])
+def test_a_lower_case_identifier_does_not_run_into_a_name_beside_it(article: str, found: bool) -> None:
+    """Round 13: "on Fedora re2c, bison" names Fedora and the package re2c, not one "Fedora re2c"; each is checked on
+    its own, so another system or package is still caught."""
+    assert supported(article, "On Fedora, you can install these using:\n\n    sudo dnf install re2c bison autoconf") is found
