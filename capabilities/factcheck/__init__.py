@@ -96,7 +96,8 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         return _sentence_around(evidence.text, at)
     if counts.is_count(fact) and ((at := counts.listed(fact, evidence.text)) is not None
                                   or (at := counts.spanned(fact, evidence.text)) is not None
-                                  or (at := counts.numbered(fact, evidence.text)) is not None):
+                                  or (at := counts.numbered(fact, evidence.text)) is not None
+                                  or (at := counts.released(fact, evidence.text)) is not None):
         # a count in words the source shows as a list of exactly that many items (counts.py): "three fixes"
         return _sentence_around(evidence.text, at)
     if fact.kind == FactKind.number and fact.unit is None and re.fullmatch(r"[1-9]\d\d", fact.key):
