@@ -155,3 +155,15 @@ def test_a_lower_case_identifier_does_not_run_into_a_name_beside_it(article: str
     """Round 13: "on Fedora re2c, bison" names Fedora and the package re2c, not one "Fedora re2c"; each is checked on
     its own, so another system or package is still caught."""
     assert supported(article, "On Fedora, you can install these using:\n\n    sudo dnf install re2c bison autoconf") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Perl DBI 的更新提醒开发者检查回调代码。", True),
+    ("Perl DBX 的更新提醒开发者检查回调代码。", False),
+    ("Python DBI 的更新提醒开发者检查回调代码。", False),
+])
+def test_a_perl_module_is_its_debian_package(article: str, found: bool) -> None:
+    """Round 13: "Perl DBI" is the source's Debian package libdbi-perl (Perl's policy: lib<module>-perl); another
+    module or another language is still caught."""
+    assert supported(article, "libdbi-perl (1.631-1) unstable; urgency=medium\n\n  NOTE: This release changes the "
+                              "handle passed to Callbacks.\n") is found
