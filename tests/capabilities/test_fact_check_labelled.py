@@ -3,9 +3,13 @@ a release series under a label or glued to its product) are found; another value
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from capabilities.factcheck import check_facts
+from capabilities.factcheck import Fact, FactKind, check_facts
+from capabilities.factcheck.counts import released
+from capabilities.factcheck.labelled import source_facts
 
 
 def supported(article: str, source: str) -> bool:
@@ -123,3 +127,20 @@ def test_a_release_glued_to_its_product_is_found(article: str, found: bool) -> N
     release is caught."""
     assert supported(article, "Locale::gettext\n\nThis is a perl5 module quickly written to gain access to the C "
                               "library functions for internatialization.") is found
+
+
+@pytest.mark.parametrize("source", [
+    "1,2" * 30000,  # a comma run: no number list backtracks over it
+    "4," * 30000 + "x",
+    "Mon Feb " * 20000 + " 7 " * 20000,  # a timestamp's parts without a timestamp
+    "https://github.com/a/b/pull/" * 10000,
+    "1.2" * 30000 + "\n" + "=" * 50000,  # a version heading's line, far too long to be one
+])
+def test_round_13_readings_take_no_more_than_their_length(source: str) -> None:
+    """Round 13's source readings (a path's number, a timestamp, a number list, a release heading) on 30,000-280,000
+    characters of what almost matches them: each is read in one pass, not by a backtracking pattern."""
+    count = Fact(FactKind.number, "两次", "2", "从两次更新的内容来看", unit="times")
+    started = time.monotonic()
+    source_facts(source)
+    released(count, source)
+    assert time.monotonic() - started < 10
