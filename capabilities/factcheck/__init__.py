@@ -96,7 +96,8 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         return _sentence_around(evidence.text, at)
     if counts.is_count(fact) and ((at := counts.listed(fact, evidence.text)) is not None
                                   or (at := counts.spanned(fact, evidence.text)) is not None
-                                  or (at := counts.numbered(fact, evidence.text)) is not None):
+                                  or (at := counts.numbered(fact, evidence.text)) is not None
+                                  or (at := counts.released(fact, evidence.text)) is not None):
         # a count in words the source shows as a list of exactly that many items (counts.py): "three fixes"
         return _sentence_around(evidence.text, at)
     if fact.kind == FactKind.number and fact.unit is None and re.fullmatch(r"[1-9]\d\d", fact.key):
@@ -111,13 +112,13 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 
 def _name_forms(fact: Fact) -> tuple[str, ...]:
     """Other ways a source writes a name: a weekday as its abbreviation (Tuesday, Tue), a name glued to the
-    article's next short word (IBM i, ibmi)."""
+    article's next short word (IBM i, ibmi; RISC OS, riscos)."""
     if fact.kind != FactKind.name:
         return ()
     if fact.key in _WEEKDAYS:
         return fact.key[:3], fact.key[:4]
-    if " " not in fact.key and (hit := re.search(rf"(?<!\w){re.escape(fact.text)}\s+([a-z]{{1,2}})\b", fact.sentence)):
-        return (fact.key + hit.group(1),)
+    if " " not in fact.key and (hit := re.search(rf"(?<!\w){re.escape(fact.text)}\s+([A-Za-z]{{1,2}})\b", fact.sentence)):
+        return (fact.key + hit.group(1).lower(),)  # RISC OS, riscos (round 13: a short word in capitals too)
     return ()
 
 
@@ -227,10 +228,13 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         return found.kind == FactKind.number and fact.unit == found.unit and (
             found.key == fact.key or (len(fact.key) == 2 and found.key[-2:] == fact.key))
     if fact.kind == FactKind.number:
+        # a Chinese range of years read with its 年 ("1991 至 2018 年": 1991 is a year, no 1991 years)
+        year_range = fact.unit == "year_unit" and re.fullmatch(r"(?:18|19|20)\d\d", fact.key)
         if found.kind == FactKind.year:
-            # a Chinese range of years read with its 年 ("1991 至 2018 年": 1991 is a year, no 1991 years)
-            year_range = fact.unit == "year_unit" and re.fullmatch(r"(?:18|19|20)\d\d", fact.key)
             return (fact.unit is None or bool(year_range)) and found.key == fact.key
+        if found.kind == FactKind.date and year_range:
+            # and found, as a year is, in a source's date of that year ("2002 至 2003 年间" in "February 10th 2002")
+            return found.key[:4] == fact.key
         if found.kind != FactKind.number or not _same_number(fact, found):
             return False
         return fact.unit is None or found.unit is None or _same_unit(fact.unit, found.unit)
@@ -282,13 +286,16 @@ _LINK_TARGET = re.compile(r"(?<=\])\([^()\s]+\)")
 
 def _source_words(text: str) -> list[str]:
     """A source's words; where it links a word ("a fast [BPE](https://...) tokeniser"), its words as read, without
-    the link's address, follow them, so a quotation of the sentence is found."""
-    read = _LINK_TARGET.sub("", text)
+    the link's address, follow them, so a quotation of the sentence is found. A trademark's marks are read without
+    them too (round 13): "Intel(R) Xeon(R) Platinum" is the Intel Xeon Platinum an article names, as a reader drops
+    (R), (TM), ® and ™; the words around them stay as they are, so another name is not found."""
+    read = _TRADEMARK.sub("", _LINK_TARGET.sub("", text))
     # a compiler or CMake definition (-DCBOR_CUSTOM_ALLOC=ON, -DNDEBUG) defines the identifier after its -D
     read = _DEFINE_FLAG.sub(r"\1 ", read)
     return words(text) + ([""] + words(read) if read != text else [])
 
 
+_TRADEMARK = re.compile(r"\((?:R|TM|r|tm)\)|[®™]")
 _DEFINE_FLAG = re.compile(r"(?<![\w-])(-D)(?=[A-Za-z_][A-Za-z0-9_]*(?:=|\s|$))")
 
 

@@ -14,6 +14,9 @@ netstat, rarp and route"), counted only when the article's sentence names every 
 does; a list whose heading names what the count counts ("twelve new lexers" under "Added lexers:", "five fixes" under
 "Fixes:" and its underline); and a GNU ChangeLog entry's changes, one per indented paragraph under its "date  name
 <mail>" header.
+
+Round 13: a count of releases or updates (两次更新, "two releases") is found in a release log with exactly that many
+entries: Debian changelog entries, or release headings (released).
 """
 
 from __future__ import annotations
@@ -239,6 +242,31 @@ def numbered(fact: Fact, text: str) -> int | None:
     for word in _qualifiers(fact):
         hits = list(re.finditer(rf"(?<![\w-]){re.escape(word)}\s*\[?(\d{{1,2}})\]?(?![\w.])", text, flags=re.I))
         if hits and {int(h.group(1)) for h in hits} == set(range(1, count + 1)):
+            return hits[0].start()
+    return None
+
+
+# what a count of releases counts: "two releases", "three uploads", 两次更新, 两个版本 (round 13)
+_RELEASE_NOUN = re.compile(r"\s*(?:(?:new|more|separate|successive|later|earlier|recent)\s+)?(?:releases?|updates?|uploads?|"
+                           r"versions?)\b|(?:次|个)?(?:的)?(?:更新|发布|发行|版本|上传)", re.I)
+# a release's heading: a line with a version over an underline ("Release 0.3.9 (2014-06-11)" over "====="), or a
+# Markdown heading holding a version ("## [1.2.0] - 2020-01-01")
+_RELEASE_HEADING = re.compile(r"^[^\n]{0,40}?(?<![\w.])v?\d+(?:\.\d+)+(?![\w.]|\.\d)[^\n]{0,40}\n[ \t]*([=~-])\1{2,}[ \t]*$|"
+                              r"^#{1,4}[ \t]+[^\n]{0,40}?(?<![\w.])v?\d+(?:\.\d+)+(?![\w.]|\.\d)", re.M)
+
+
+def released(fact: Fact, text: str) -> int | None:
+    """A count of releases or updates ("两次更新", "two releases") where the source is the releases' own log: its
+    Debian changelog entries, or its release headings (a version over an underline, a Markdown heading with a version),
+    are exactly that many. The writer who says the log shows two updates counts its entries. Where the first stands in
+    ``text``, or None; another count is caught."""
+    at = fact.sentence.find(fact.text)
+    if at < 0 or not _RELEASE_NOUN.match(fact.sentence, at + len(fact.text)):
+        return None
+    count = int(Decimal(fact.key))
+    for pattern in (_ENTRY, _RELEASE_HEADING):
+        hits = list(pattern.finditer(text))
+        if len(hits) == count:
             return hits[0].start()
     return None
 

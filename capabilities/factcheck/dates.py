@@ -131,10 +131,14 @@ _FULL_DATES = (
     (r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)", lambda g: (g[0], g[1], None)),
     (rf"\b({_HOLIDAY})(?:,?\s+(?:of\s+)?(\d{{4}})\b)?", lambda g: (g[1], *_holiday(g[0]))),
 )
+# a month that is also an English word, written in lower case, is the word: "vim 2:8.0.0022-1 may notice" is no
+# 1 May, "3 march on" no 3 March (round 13); a month without a year is read only where it is written as a month
+_NOT_THE_WORD = r"(?!(?-i:may|march)\b)"
 _PARTIAL_DATES = (
     # a month and a day without a year (May 1, 1 May, 5月1日): found in a source's full date of that day
-    (rf"\b({MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s*\d)", lambda g: (None, g[0], g[1])),
-    (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({MONTH_RE})(?![\w.]|\.\w)", lambda g: (None, g[1], g[0])),
+    (rf"\b{_NOT_THE_WORD}({MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s*\d)", lambda g: (None, g[0], g[1])),
+    (rf"(?<![\d.,])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_NOT_THE_WORD}({MONTH_RE})(?![\w.]|\.\w)",
+     lambda g: (None, g[1], g[0])),
     (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda g: (None, g[0], g[1])),
 )
 

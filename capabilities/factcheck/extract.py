@@ -160,7 +160,8 @@ def _scan_percent(scan: Scan) -> None:
 
 PERIODS = {"year": "year", "month": "month", "week": "week", "day": "day", "hour": "hour",
            "年": "year", "月": "month", "周": "week", "天": "day", "日": "day", "小时": "hour"}
-_RATE_EN = re.compile(r"(?:\s+[A-Za-z-]+){0,2}?\s+(?:a|an|per|each|every)\s+(year|month|week|day|hour)\b", re.I)
+# "a year", "per week", and a slash for per (round 13: "300M downloads / week", "5 GB/day")
+_RATE_EN = re.compile(r"(?:\s+[A-Za-z-]+){0,2}?(?:\s+(?:a|an|per|each|every)\s+|\s*/\s*)(year|month|week|day|hour)\b", re.I)
 _RATE_ZH = re.compile(r"每(年|月|周|天|日|小时)[^\d，。,.]{0,3}$")
 
 

@@ -4,9 +4,14 @@ source states, letter for letter, so a fabricated value is not found by it.
 
     copyright line   "Copyright (C) 1989,1991-2018", "(c)2004-2016": every year written there is a year
     day/month/year   "25/3/2003": a date (day first when the day is over 12, both readings when nothing tells)
-    address label    "bugreport.cgi?bug=76868": the number of the label (bug 76868)
+    timestamp        "Mon Feb  7 17:37:31 CET 2011", as date(1) and ctime write it (round 13): the date 2011-02-07
+    address label    "bugreport.cgi?bug=76868": the number of the label (bug 76868); and a number an address's path
+                     labels (round 13): ".../pull/105" (pull request 105, "(105)"), ".../issues/42", ".../rfc5890"
+                     (RFC 5890): a reader takes the number from the address as the source's own
     version label    "compat v13", "v2": a version number the letter v marks
     Debian revision  "devmapper (2:1.02.27-3) unstable; urgency=low": the upload's revision 3
+    number list      "4,5" (a man page's return values 4 and 5), numbers a comma joins without a space, none of three
+                     digits after it (1,200 is a thousands group): each number (round 13)
     multiple         "2-6x as fast", "3× faster": 6 (and 2), as 六倍, "six times"
     thousands        "10K records": 10000 (一万条), but never 10K bytes or blocks of 1 KiB
     Debian release   "krb5 (1.20.1-2+deb12u3) bookworm": an upload for Debian 12 ("Debian 12", the series of the
@@ -19,15 +24,21 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from capabilities.factcheck.reading import sentence_at
+from capabilities.factcheck.reading import MONTH_RE, MONTHS, sentence_at
 from capabilities.factcheck.types import Fact, FactKind
 
 _COPYRIGHT = re.compile(r"(?:copyright|\(c\)|©)[\s:]*(?:\(c\)|©)?\s*((?:(?:18|19|20)\d\d\s*(?:[,–-]\s*|\s+))*"
                         r"(?:18|19|20)\d\d)(?!\d)", re.I)
 _SLASH_DATE = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
+# a weekday, a month, a day, a time, a zone maybe, a year: date(1)'s and ctime's "Mon Feb  7 17:37:31 CET 2011"
+_TIMESTAMP = re.compile(rf"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[ \t]+({MONTH_RE})[ \t]+(\d{{1,2}})[ \t]+\d\d?:\d\d(?::\d\d)?"
+                        r"(?:[ \t]+[A-Z]{2,5}|[ \t]+[+-]\d{4})?[ \t]+((?:18|19|20)\d\d)(?!\d)")
 _ADDRESS_LABEL = re.compile(r"[?&;][A-Za-z_]+=(\d+)(?![\w.])")
+# a number an address's path labels: a pull request's, an issue's, a bug's, an RFC's (.../pull/105, /rfc5890)
+_PATH_LABEL = re.compile(r"(?<=[\w.])/(?:pulls?|issues?|merge_requests|bugs?|tickets?|rfc)/?(\d+)(?![\w-]|\.\d)", re.I)
 _V_NUMBER = re.compile(r"(?<![\w.-])[vV](\d{1,4})(?!\w|\.\d)")
 _DEBIAN_HEADER = re.compile(r"^[a-z0-9][a-z0-9+.-]* \((?:\d+:)?[^)\s]*-(\d+)\) [^;\n]*;", re.M)
+_NUMBER_LIST = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{1,2})+(?![\w,]|\.\d)")
 _MULTIPLE = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*[-–]\s*)?(\d+(?:\.\d+)?)\s*[x×](?![\w])")
 _THOUSANDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)K\s+(?!i?B\b|bytes?\b|blocks?\b|[A-Z])(?=[a-z])")
 
@@ -54,9 +65,16 @@ def source_facts(text: str) -> list[Fact]:
         for day, month in readings:
             if 1 <= month <= 12 and 1 <= day <= 31:
                 add(FactKind.date, m.group(), f"{year}-{month:02d}-{day:02d}", m.start())
-    for pattern in (_ADDRESS_LABEL, _V_NUMBER, _DEBIAN_HEADER):
+    for m in _TIMESTAMP.finditer(text):
+        month, day = MONTHS[m.group(1).lower().rstrip(".")], int(m.group(2))
+        if 1 <= day <= 31:
+            add(FactKind.date, m.group(), f"{m.group(3)}-{month:02d}-{day:02d}", m.start())
+    for pattern in (_ADDRESS_LABEL, _PATH_LABEL, _V_NUMBER, _DEBIAN_HEADER):
         for m in pattern.finditer(text):
             add(FactKind.number, m.group(1), str(int(m.group(1))), m.start())
+    for m in _NUMBER_LIST.finditer(text):
+        for number in m.group().split(","):
+            add(FactKind.number, number, str(int(number)), m.start())
     for m in _MULTIPLE.finditer(text):
         for group in (1, 2):
             if m.group(group):

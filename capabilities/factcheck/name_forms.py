@@ -4,7 +4,8 @@ Each returns where in the source text the name's other form stands (an index int
 accepted when every letter of it is backed by the source: an acronym needs the source's phrase with exactly those
 initials, a glued word needs the source's word letter for letter, and two names glued by extraction need both in
 one source sentence. Nothing here finds a name by a part of it alone. Round 12: a name with an ordinary word hyphened
-to it ("Unix-style", "OpenSSL-driven") is the name before the hyphen.
+to it ("Unix-style", "OpenSSL-driven") is the name before the hyphen. Round 13: a Perl module named with its language
+("Perl DBI") is its Debian package lib<module>-perl (libdbi-perl).
 """
 
 from __future__ import annotations
@@ -171,6 +172,22 @@ def modified(name: str, text: str) -> int | None:
     return None
 
 
+# "Perl DBI", "the Perl module DBD::Pg": a Perl module by its language and its name
+_PERL_MODULE = re.compile(r"Perl\s+(?:module\s+)?([A-Za-z][\w]*(?:::[A-Za-z]\w*)*)", re.I)
+
+
+def perl_module(name: str, text: str) -> int | None:
+    """A Perl module named with its language ("Perl DBI") in a source that gives it as its Debian package, which
+    Perl's policy names lib<module>-perl, :: as - (libdbi-perl, libdbd-pg-perl for DBD::Pg): the package is the
+    module, every letter of it in the package's name. Another module (an invented Perl DBX) is not found (round 13)."""
+    m = _PERL_MODULE.fullmatch(name)
+    if not m:
+        return None
+    package = "lib" + m.group(1).casefold().replace("::", "-") + "-perl"
+    hit = re.search(rf"(?<![\w.+-]){re.escape(package)}(?![\w.+-])", text, flags=re.I)
+    return hit.start() if hit else None
+
+
 def _has(haystack: list[str], needle: list[str]) -> bool:
     return any(haystack[i:i + len(needle)] == needle for i in range(len(haystack) - len(needle) + 1))
 
@@ -183,7 +200,8 @@ def _find(text: str, word: str) -> int:
 def other_form(name: str, key: str, sentence: str, text: str) -> int | None:
     """Where the source writes the name ``name`` (key ``key``, in the article's ``sentence``) in another form."""
     for found in (acronym(name, text), glued_or_split(name, sentence, text), initials_word(name, text),
-                  in_one_address(name, text), glued_to_number(key, text), two_names(name, text), modified(name, text)):
+                  in_one_address(name, text), glued_to_number(key, text), two_names(name, text), modified(name, text),
+                  perl_module(name, text)):
         if found is not None:
             return found
     return None

@@ -49,6 +49,8 @@ def scan_names(scan: Scan) -> None:
             previous_end = m.end()
             continue
         if _capitalised(m.group()) and not _document(m.group()) and not _unit_word(m.group()):
+            if run and _lower_identifier(m.group()) != _lower_identifier(run[-1].group()):
+                flush()  # "on Fedora re2c, bison": a package's lower-case name is a name of its own (round 13)
             run.append(m)
             if re.search(r"['’]s$", m.group()):
                 flush()  # "Debian's Marc Haber": a possessive ends a name
@@ -72,6 +74,12 @@ def _document(token: str) -> bool:
     FAQ's fix)."""
     token = re.sub(r"['’]s$", "", token)
     return token in DOCUMENT_NAMES or token.split(".")[0] in DOCUMENT_NAMES
+
+
+def _lower_identifier(token: str) -> bool:
+    """A lower-case identifier with a digit (re2c, libxml2, x264): a name only by its digit, a package or a program,
+    which does not run on into a capitalised word beside it ("on Fedora re2c, bison" names Fedora and re2c)."""
+    return token[0].islower() and not any(ch.isupper() for ch in token)
 
 
 def _unit_word(token: str) -> bool:
@@ -138,7 +146,9 @@ TITLES = ("首席执行官 董事长 总经理 园长 店长 组长 厅长 司�
           "院长 校长 市长 局长 县长 省长 区长 镇长 村长 教授 博士 医生 处长 科长 队长 社长 会长 所长 站长 行长 老师 记者 律师 "
           "书记 主编 编辑 董事 委员 代表 专家 先生 女士 管理员 维护者 开发者").split()
 ZH_SPEECH = "表示 指出 认为 介绍 强调 宣布 透露 告诉 坦言 回忆 补充 解释 承认 提到 谈到 写道 说 称 问".split()
-_NOT_GIVEN = "的了是在也都就不有这那个些们者人多家我你他她它其和与或对向从把被为以于及等年月日时说称表示认为指出介绍"
+# (and, round 13, the adverbs and auxiliaries that stand between a subject and its verb, 还 also, 来 of 来说, 要 of
+# 简要 brief: 项目还强调 and 对于...项目来说 are the project speaking, 简要介绍 a brief introduction, no Mr 项 or Mr 简)
+_NOT_GIVEN = "的了是在也都就不有这那个些们者人多家我你他她它其和与或对向从把被为以于及等年月日时说称表示认为指出介绍还来要"
 _HAN = r"[\u4e00-\u9fff]"
 _CONJUNCTIONS = "和与及"
 _GIVEN = rf"[^\W\d_{_NOT_GIVEN}a-zA-Z]"
@@ -152,6 +162,8 @@ _TITLE = "|".join(sorted(TITLES, key=len, reverse=True))
 _ZH_VERB = "|".join(sorted(ZH_SPEECH, key=len, reverse=True)).replace("|说|", "|说(?![明法服])|")
 # 问 of 问题 (a problem) asks nothing: "在使用 cgroupv2 时遇到问题" names no Mr 时
 _ZH_VERB = re.sub(r"(?<=\|)问(?=\||$)", "问(?!题)", _ZH_VERB)
+# 称 of 名称 (a name) says nothing: "IANA 时区名称" names no Mr 时 (round 13)
+_ZH_VERB = re.sub(r"(?<=\|)称(?=\|)", "(?<!名)称", _ZH_VERB)
 _ZH_EDGE = r"(?:^|(?<=[。！？；：，、\n“”「」『』（）()《》\s]))"
 
 
@@ -169,7 +181,8 @@ def scan_zh_names(scan: Scan) -> None:
         take(m.start(), m.end(), m.group(1) + m.group(2))
     patterns = (  # (pattern, whether the given name's length is known from both ends)
         (rf"(?:{_TITLE})((?:{_SURNAME}){_GIVEN}{{1,2}}|{_GIVEN}{{2,3}})(?={_ZH_VERB})", True),
-        (rf"{_ZH_EDGE}((?:{_SURNAME}){_GIVEN}{{1,2}})(?=(?:{_TITLE})|{_ZH_VERB})", True),
+        # an adverb may stand between the name and its verb (张明还表示, 张明也指出; round 13)
+        (rf"{_ZH_EDGE}((?:{_SURNAME}){_GIVEN}{{1,2}})(?=(?:{_TITLE})|[还也又]?(?:{_ZH_VERB}))", True),
         (rf"(?:{_TITLE})((?:{_SURNAME}){_GIVEN}{{2}})", False),
         (rf"(?:{_TITLE})((?:{_SURNAME}){_GIVEN})", True),
     )

@@ -210,3 +210,24 @@ def test_a_long_run_of_commas_is_read_in_one_pass() -> None:
     started = time.monotonic()
     assert not supported("The list names three fonts.", source)
     assert time.monotonic() - started < 10
+
+
+RELEASES = ("Release 0.3.9 (2014-06-11)\n==========================\n\n- Mark DEPTH_MASK as Unsigned int.\n"
+            "- config: add bug URL to AC_INIT.\n\nRelease 0.3.8 (2010-04-25)\n==========================\n\n"
+            "- Split up renderutil into its own repository\n")
+UPLOADS = ("libdbi-perl (1.631-1) unstable; urgency=medium\n\n  NOTE: This release changes the handle.\n\n"
+           " -- gregor herrmann <gregoa@debian.org>  Sat, 15 Feb 2014 23:38:30 +0100\n\n"
+           "libdbi-perl (1.630-1) unstable; urgency=low\n\n  NOTE: This release enables PrintWarn.\n")
+
+
+@pytest.mark.parametrize(("article", "source", "found"), [
+    ("从两次更新的内容来看，改动集中在构建配置上。", RELEASES, True),
+    ("从三次更新的内容来看，改动集中在构建配置上。", RELEASES, False),
+    ("两次更新提醒开发者检查代码。", UPLOADS, True),
+    ("三次更新提醒开发者检查代码。", UPLOADS, False),
+    ("他们开了两次会，讨论构建配置。", RELEASES, False),
+])
+def test_a_count_of_releases_is_found_in_a_release_log_with_that_many(article: str, source: str, found: bool) -> None:
+    """Round 13: 两次更新 (two updates) counts a release log's entries, two release headings over their underlines or
+    two Debian changelog entries; another count, or a count of something else (两次会), is still caught."""
+    assert supported(article, source) is found

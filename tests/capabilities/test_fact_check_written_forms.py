@@ -109,3 +109,61 @@ def test_a_name_with_a_word_hyphened_to_it_is_the_name(article: str, found: bool
     source = ("Algorithm::Diff uses an algorithm similar to the one used by the Unix \"diff\" program, in Perl. The "
               "wheels were compiled with OpenSSL 3.0.7.")
     assert check_facts(article, [(1, source)]).passed is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("It ran on an Intel Xeon Platinum 8280 CPU.", True),
+    ("It ran on an Intel Xeon Gold 8280 CPU.", False),
+    ("It ran on an AMD Xeon Platinum 8280 CPU.", False),
+])
+def test_a_name_without_its_trademark_marks_is_the_sources(article: str, found: bool) -> None:
+    """Round 13: a reader drops (R), (TM), ® and ™ ("Intel(R) Xeon(R) Platinum" is the Intel Xeon Platinum an article
+    names); another product or maker around the same words is still caught."""
+    assert supported(article, "Tested on an Intel(R) Xeon(R) Platinum 8280 CPU @ 2.70GHz.") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Acorn 平台新增了 RISC OS 专用的 -/ 选项（Darren）。", True),
+    ("Acorn 平台新增了 RISK OS 专用的 -/ 选项（Darren）。", False),
+    ("Acorn 平台新增了 RISC UI 专用的 -/ 选项（Darren）。", False),
+])
+def test_a_name_glued_to_its_next_short_word_in_capitals_is_the_sources(article: str, found: bool) -> None:
+    """Round 13: a name with a short word after it is found glued to it, in capitals too (RISC OS for the source's
+    riscos, as IBM i for ibmi); another name, or another short word, is still caught."""
+    assert supported(article, "acorn: add riscos specific -/ option (Darren)") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("It pulls in around 300M downloads per week.", True),
+    ("It pulls in around 300M downloads a week.", True),
+    ("It pulls in around 300M downloads per month.", False),
+    ("It pulls in around 200M downloads per week.", False),
+])
+def test_a_slash_is_per_in_a_rate(article: str, found: bool) -> None:
+    """Round 13: "300M downloads / week" is a rate per week, as "300M downloads per week" is; another period or
+    figure is still caught."""
+    source = "Requests is one of the most downloaded Python packages, pulling in around `300M downloads / week`."
+    assert supported(article, source) is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("On Fedora re2c, bison and autoconf are installed with dnf.", True),
+    ("On Debian re2c, bison and autoconf are installed with dnf.", False),
+    ("On Fedora re2d, bison and autoconf are installed with dnf.", False),
+])
+def test_a_lower_case_identifier_does_not_run_into_a_name_beside_it(article: str, found: bool) -> None:
+    """Round 13: "on Fedora re2c, bison" names Fedora and the package re2c, not one "Fedora re2c"; each is checked on
+    its own, so another system or package is still caught."""
+    assert supported(article, "On Fedora, you can install these using:\n\n    sudo dnf install re2c bison autoconf") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("Perl DBI 的更新提醒开发者检查回调代码。", True),
+    ("Perl DBX 的更新提醒开发者检查回调代码。", False),
+    ("Python DBI 的更新提醒开发者检查回调代码。", False),
+])
+def test_a_perl_module_is_its_debian_package(article: str, found: bool) -> None:
+    """Round 13: "Perl DBI" is the source's Debian package libdbi-perl (Perl's policy: lib<module>-perl); another
+    module or another language is still caught."""
+    assert supported(article, "libdbi-perl (1.631-1) unstable; urgency=medium\n\n  NOTE: This release changes the "
+                              "handle passed to Callbacks.\n") is found
