@@ -8,10 +8,7 @@ import pytest
 
 from capabilities.factcheck import FactKind, check_facts, extract_facts
 from testkit.factcorpus import KINDS, evaluate
-
-
-def supported(article: str, source: str) -> bool:
-    return check_facts(article, [(1, source)]).passed
+from tests.capabilities.facts import supported
 
 
 @pytest.mark.parametrize(("article", "source"), [

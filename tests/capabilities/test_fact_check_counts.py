@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from capabilities.factcheck import check_facts
+from tests.capabilities.facts import supported
 
 CHANGELOG = """heaptrack (1.4.0-2) unstable; urgency=medium
 
@@ -33,10 +33,6 @@ CVES = """  * Fix CVE-2025-48038: allocation of resources without limits.
   * Fix CVE-2025-48039: allocation of resources without limits.
   * Fix CVE-2025-48040: uncontrolled resource consumption.
 """
-
-
-def supported(article: str, source: str) -> bool:
-    return check_facts(article, [(1, source)]).passed
 
 
 @pytest.mark.parametrize(("article", "found"), [

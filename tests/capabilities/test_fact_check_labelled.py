@@ -7,13 +7,10 @@ import time
 
 import pytest
 
-from capabilities.factcheck import Fact, FactKind, check_facts
+from capabilities.factcheck import Fact, FactKind
 from capabilities.factcheck.counts import released
 from capabilities.factcheck.labelled import source_facts
-
-
-def supported(article: str, source: str) -> bool:
-    return check_facts(article, [(1, source)]).passed
+from tests.capabilities.facts import supported
 
 
 @pytest.mark.parametrize(("article", "source", "found"), [

@@ -6,10 +6,7 @@ from __future__ import annotations
 import pytest
 
 from capabilities.factcheck import check_facts
-
-
-def supported(article: str, source: str) -> bool:
-    return check_facts(article, [(1, source)]).passed
+from tests.capabilities.facts import supported
 
 
 @pytest.mark.parametrize(("article", "source", "found"), [
