@@ -113,13 +113,19 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 
 def _name_forms(fact: Fact) -> tuple[str, ...]:
     """Other ways a source writes a name: a weekday as its abbreviation (Tuesday, Tue), a name glued to the
-    article's next short word (IBM i, ibmi; RISC OS, riscos)."""
+    article's next short word (IBM i, ibmi; RISC OS, riscos), a name with its version glued to a v (Framework
+    V1.6.0)."""
     if fact.kind != FactKind.name:
         return ()
     if fact.key in _WEEKDAYS:
         return fact.key[:3], fact.key[:4]
     if " " not in fact.key and (hit := re.search(rf"(?<!\w){re.escape(fact.text)}\s+([A-Za-z]{{1,2}})\b", fact.sentence)):
         return (fact.key + hit.group(1).lower(),)  # RISC OS, riscos (round 13: a short word in capitals too)
+    glued_version = rf"(?<!\w){re.escape(fact.text)}(\d+(?:\.\d+){{0,3}})(?![\w.]\d)"
+    if re.search(r"\s[Vv]$", fact.text) and (hit := re.search(glued_version, fact.sentence)):
+        # a name with its version glued to a v (round 14): "Prototype JavaScript Framework V1.6.0" is read with its
+        # version, so the source's name and that same version are found, "V1.7.0" is not
+        return (" ".join(words(fact.text + hit.group(1))),)
     return ()
 
 
