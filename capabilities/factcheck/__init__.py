@@ -62,6 +62,11 @@ class _Evidence:
         return [(sentence, words(sentence)) for sentence in re.split(r"(?<=[.!?。！？])\s*|\n", self.text)]
 
     @cached_property
+    def words_without_addresses(self) -> list[str]:
+        """The source's words with its addresses left out, as a quotation that holds an address is read (round 14)."""
+        return words(_ADDRESS.sub(" ", self.text))
+
+    @cached_property
     def names(self) -> list[Fact]:
         """The source's names of two words or more (the full names a shorter one may be found in)."""
         return [f for f in self.facts if f.kind == FactKind.name and " " in f.key]
@@ -77,6 +82,11 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         for key in (fact.key, fact.short_key, *_acronym_numbers(fact), written, *_name_forms(fact)):
             if key and has_run(evidence.words, key.split()) >= 0:
                 return _passage_of_words(evidence, key)
+        if _holds_address(fact) and has_run(evidence.words_without_addresses, fact.key.split()) >= 0:
+            # a quotation holding an address ("conda install -c https://conda.anaconda.org/conda-forge pkg"): its
+            # words are read without the address, which is checked as an address of its own, so the source's words
+            # around its address are the quotation's (round 14)
+            return _passage_of_words(evidence, fact.key.split()[0])
         if fact.opening and (passage := _ordinary_opening(fact, evidence)):
             return passage
         if fact.kind == FactKind.name and (passage := _fuller_name(fact.key.split(), evidence)):
@@ -106,6 +116,20 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
             return _sentence_around(evidence.text, hit.start())
     return None
+
+
+_ADDRESS = re.compile(r"https?://[^\s<>\"'`]+")
+
+
+def _holds_address(fact: Fact) -> bool:
+    """A quotation whose text held an address where the extractor took it (its span is left blank in the quotation):
+    the sentence holds the quotation's words around an address."""
+    if fact.kind != FactKind.quote or "://" not in fact.sentence:
+        return False
+    parts = [part.strip() for part in re.split(r" {10,}", fact.text)]
+    if len(parts) < 2 or len(parts) > 4:
+        return False
+    return re.search(r"\s*https?://\S+\s*".join(map(re.escape, parts)), fact.sentence) is not None
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

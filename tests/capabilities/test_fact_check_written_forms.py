@@ -192,3 +192,30 @@ def test_a_long_sentence_with_a_glued_version_is_read_quickly() -> None:
         started = time.monotonic()
         _name_forms(Fact(FactKind.name, "Prototype Framework V", "prototype framework v", sentence))
         assert time.monotonic() - started < 1
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ('Conda users can run "conda install -c https://conda.anaconda.org/conda-forge prompt_toolkit".', True),
+    ('Conda users can run "conda install -c https://conda.anaconda.org/conda-forge prompt_toolkits".', False),
+    ('Conda users can run "mamba install -c https://conda.anaconda.org/conda-forge prompt_toolkit".', False),
+    ('Conda users can run "conda install -c https://conda.anaconda.org/other prompt_toolkit".', False),
+    ('Conda users can run "conda install -c prompt_toolkit".', False),  # the address left out is no quotation of it
+])
+def test_a_quotation_holding_an_address(article: str, found: bool) -> None:
+    """Round 14: a quotation that holds an address is read without it (the address is checked as one of its own), so
+    the source's words around its address are found; another word, another address, or the quotation without its
+    address are still caught."""
+    source = "Conda:\n\n    conda install -c https://conda.anaconda.org/conda-forge prompt_toolkit\n\nPip: pip install x"
+    assert supported(article, source) is found
+
+
+def test_a_long_sentence_with_a_quoted_address_is_read_quickly() -> None:
+    import time
+
+    from capabilities.factcheck import Fact, FactKind, _holds_address
+
+    for sentence in ('run "a b' + " https://x.org/" + "a" * 200_000, 'run "a b ' + "https://x " * 25_000 + '"'):
+        text = "a b" + " " * 20 + "c d"
+        started = time.monotonic()
+        _holds_address(Fact(FactKind.quote, text, "a b c d", sentence))
+        assert time.monotonic() - started < 1
