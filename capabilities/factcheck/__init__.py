@@ -46,6 +46,7 @@ from capabilities.factcheck.durations import between_dates, word_spans
 from capabilities.factcheck.labelled import debian_release, glued_release, source_facts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
+from capabilities.factcheck.troff import rendered
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
 
 @dataclass(frozen=True)
@@ -59,6 +60,11 @@ class _Evidence:
     def sentences(self) -> list[tuple[str, list[str]]]:
         """Each sentence with its words, read once: the passage of every name or quotation found is looked up here."""
         return [(sentence, words(sentence)) for sentence in re.split(r"(?<=[.!?。！？])\s*|\n", self.text)]
+
+    @cached_property
+    def words_without_addresses(self) -> list[str]:
+        """The source's words with its addresses left out, as a quotation that holds an address is read (round 14)."""
+        return words(_ADDRESS.sub(" ", self.text))
 
     @cached_property
     def names(self) -> list[Fact]:
@@ -76,6 +82,11 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         for key in (fact.key, fact.short_key, *_acronym_numbers(fact), written, *_name_forms(fact)):
             if key and has_run(evidence.words, key.split()) >= 0:
                 return _passage_of_words(evidence, key)
+        if _holds_address(fact) and has_run(evidence.words_without_addresses, fact.key.split()) >= 0:
+            # a quotation holding an address ("conda install -c https://conda.anaconda.org/conda-forge pkg"): its
+            # words are read without the address, which is checked as an address of its own, so the source's words
+            # around its address are the quotation's (round 14)
+            return _passage_of_words(evidence, fact.key.split()[0])
         if fact.opening and (passage := _ordinary_opening(fact, evidence)):
             return passage
         if fact.kind == FactKind.name and (passage := _fuller_name(fact.key.split(), evidence)):
@@ -107,18 +118,38 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
     return None
 
 
+_ADDRESS = re.compile(r"https?://[^\s<>\"'`]+")
+
+
+def _holds_address(fact: Fact) -> bool:
+    """A quotation whose text held an address where the extractor took it (its span is left blank in the quotation):
+    the sentence holds the quotation's words around an address."""
+    if fact.kind != FactKind.quote or "://" not in fact.sentence:
+        return False
+    parts = [part.strip() for part in re.split(r" {10,}", fact.text)]
+    if len(parts) < 2 or len(parts) > 4:
+        return False
+    return re.search(r"\s*https?://\S+\s*".join(map(re.escape, parts)), fact.sentence) is not None
+
+
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def _name_forms(fact: Fact) -> tuple[str, ...]:
     """Other ways a source writes a name: a weekday as its abbreviation (Tuesday, Tue), a name glued to the
-    article's next short word (IBM i, ibmi; RISC OS, riscos)."""
+    article's next short word (IBM i, ibmi; RISC OS, riscos), a name with its version glued to a v (Framework
+    V1.6.0)."""
     if fact.kind != FactKind.name:
         return ()
     if fact.key in _WEEKDAYS:
         return fact.key[:3], fact.key[:4]
     if " " not in fact.key and (hit := re.search(rf"(?<!\w){re.escape(fact.text)}\s+([A-Za-z]{{1,2}})\b", fact.sentence)):
         return (fact.key + hit.group(1).lower(),)  # RISC OS, riscos (round 13: a short word in capitals too)
+    glued_version = rf"(?<!\w){re.escape(fact.text)}(\d+(?:\.\d+){{0,3}})(?![\w.]\d)"
+    if re.search(r"\s[Vv]$", fact.text) and (hit := re.search(glued_version, fact.sentence)):
+        # a name with its version glued to a v (round 14): "Prototype JavaScript Framework V1.6.0" is read with its
+        # version, so the source's name and that same version are found, "V1.7.0" is not
+        return (" ".join(words(fact.text + hit.group(1))),)
     return ()
 
 
@@ -320,6 +351,8 @@ def _glossed(fact: Fact, text: str) -> str | None:
 
 def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = None) -> FactReport:
     """Each checkable fact of ``text`` with the source (or brief, 0) and passage that holds it, if any."""
+    # a man page's troff escapes read as the text they render (troff.py): lsof\\-org is lsof-org, \\s-1RC2\\s0 is RC2
+    sources = [(n, rendered(t)) for n, t in sources]
     # a source's labels and notations (labelled.py: a copyright line's years, 25/3/2003, bug=76868, compat v13, a
     # Debian revision, 2-6x, 10K records) are its facts too
     evidence = [_Evidence(n, extract_facts(t, source=True) + source_facts(t), _source_words(t), t) for n, t in sources]

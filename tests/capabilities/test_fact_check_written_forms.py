@@ -164,3 +164,55 @@ def test_a_perl_module_is_its_debian_package(article: str, found: bool) -> None:
     module or another language is still caught."""
     assert supported(article, "libdbi-perl (1.631-1) unstable; urgency=medium\n\n  NOTE: This release changes the "
                               "handle passed to Callbacks.\n") is found
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ("The library includes the Prototype JavaScript Framework V1.6.0, though later versions work.", True),
+    ("The library includes the Prototype JavaScript Framework v1.6.0.", True),
+    ("The library includes the Prototype JavaScript Framework V1.7.0.", False),
+    ("The library includes the Prototype JavaScript Library V1.6.0.", False),
+])
+def test_a_name_with_its_version_glued_to_a_v(article: str, found: bool) -> None:
+    """Round 14: "Prototype JavaScript Framework V1.6.0" is the name read with its version, found where the source
+    writes both (across a line break too); another version or another name is still caught."""
+    source = "script.aculo.us includes the Prototype JavaScript Framework \nV1.6.0. You can use later versions"
+    assert supported(article, source) is found
+
+
+def test_a_long_sentence_with_a_glued_version_is_read_quickly() -> None:
+    import time
+
+    from capabilities.factcheck import Fact, FactKind, _name_forms
+
+    for tail in ("1." * 100_000, "1" * 200_000, "1.1" * 70_000 + "x"):
+        sentence = "It bundles Prototype Framework V" + tail
+        started = time.monotonic()
+        _name_forms(Fact(FactKind.name, "Prototype Framework V", "prototype framework v", sentence))
+        assert time.monotonic() - started < 1
+
+
+@pytest.mark.parametrize(("article", "found"), [
+    ('Conda users can run "conda install -c https://conda.anaconda.org/conda-forge prompt_toolkit".', True),
+    ('Conda users can run "conda install -c https://conda.anaconda.org/conda-forge prompt_toolkits".', False),
+    ('Conda users can run "mamba install -c https://conda.anaconda.org/conda-forge prompt_toolkit".', False),
+    ('Conda users can run "conda install -c https://conda.anaconda.org/other prompt_toolkit".', False),
+    ('Conda users can run "conda install -c prompt_toolkit".', False),  # the address left out is no quotation of it
+])
+def test_a_quotation_holding_an_address(article: str, found: bool) -> None:
+    """Round 14: a quotation that holds an address is read without it (the address is checked as one of its own), so
+    the source's words around its address are found; another word, another address, or the quotation without its
+    address are still caught."""
+    source = "Conda:\n\n    conda install -c https://conda.anaconda.org/conda-forge prompt_toolkit\n\nPip: pip install x"
+    assert supported(article, source) is found
+
+
+def test_a_long_sentence_with_a_quoted_address_is_read_quickly() -> None:
+    import time
+
+    from capabilities.factcheck import Fact, FactKind, _holds_address
+
+    for sentence in ('run "a b' + " https://x.org/" + "a" * 200_000, 'run "a b ' + "https://x " * 25_000 + '"'):
+        text = "a b" + " " * 20 + "c d"
+        started = time.monotonic()
+        _holds_address(Fact(FactKind.quote, text, "a b c d", sentence))
+        assert time.monotonic() - started < 1
