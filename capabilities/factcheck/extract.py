@@ -86,7 +86,7 @@ def _clean(markdown: str) -> str:
     text = ENUMERATORS.sub(lambda m: (m.group(1) or "第") + " " * (m.end() - m.start() - len(m.group(1) or "第")), text)
     text = MAN_SECTION.sub(lambda m: " " * len(m.group()), text)
     # a heading's own number counts the article's sections ("### 2. Timeouts", "## 3) Costs"), as a list's does
-    text = re.sub(r"^\s{0,3}(?:#{1,6}\s+(?:\d{1,3}[.)]\s+)?|[-*+>]\s+|\d{1,3}[.)]\s+)", "\n", text, flags=re.M)
+    text = re.sub(r"^\s{0,3}(?:#{1,6}\s+(?:\d{1,3}[.)](?:\s+|$))?|[-*+>]\s+|\d{1,3}[.)]\s+)", "\n", text, flags=re.M)
     text = re.sub(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`", "", text)
     return re.sub(r"\[([^\]]*)\]\((https?://[^)\s]+)\)", r"\1 \2", text)
 

@@ -14,6 +14,11 @@ def test_a_numbered_heading_is_the_articles_structure(heading: str) -> None:
     assert check_facts(f"{heading}\n\nIt makes 3 attempts.\n", [(1, SOURCE)]).passed
 
 
+def test_a_numbered_heading_cut_off_by_the_token_limit_is_the_articles_structure() -> None:
+    """The embedded model's draft ended "### 42." when it ran out of tokens: still a section's number."""
+    assert check_facts("It makes 3 attempts.\n\n### 41. Waits\n\n### 42.", [(1, SOURCE)]).passed
+
+
 @pytest.mark.parametrize(("article", "flagged"), [
     ("### 2. Timeouts\n\nIt makes 4 attempts.\n", ["4"]),  # the body's number is still checked
     ("### 7 ways to wait\n\nIt makes 3 attempts.\n", ["7"]),  # a count in a heading is no section number
