@@ -11,7 +11,9 @@
         each is its own run (not coalesced: a tick is queued work, and the workers absorb it at their pace).
         A pipeline that never ticked catches nothing up.
       - re-send runs claimed but never confirmed sent (the scheduler died between claim and send, or
-        the broker was down), and runs whose worker stopped beating (a task lost with its worker)
+        the broker was down), runs whose worker stopped beating (a task lost with its worker), and, when
+        no task waits on the queue, runs sent but still not taken (a task delivered to a worker killed
+        before it took the run, which Redis would hold for visibility_timeout): ``to_resend``
 
 A re-send never makes a second run: a tick has one runs row (unique), the task of a closed run is a
 no-op, and a run held by a live worker is left to it (pipeline.workers.ticks).
@@ -28,6 +30,7 @@ from datetime import datetime, timedelta
 
 from apscheduler.triggers.cron import CronTrigger
 from celery import Celery
+from kombu.exceptions import ChannelError
 from loguru import logger
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -141,12 +144,29 @@ class TickSender:
     def reconcile(self) -> list[int]:
         """Claim missed ticks and re-send every tick whose task may be nowhere; the run ids sent."""
         caught_up = self._fill_gaps()
+        drained = self.waiting() == 0
         with self.sessions() as s:
-            lost = to_resend(s, older_than=self.reconcile_seconds, heartbeat_seconds=self.heartbeat_seconds)
+            lost = to_resend(s, older_than=self.reconcile_seconds, heartbeat_seconds=self.heartbeat_seconds,
+                             queue_drained=drained)
         resent = [run_id for run_id in lost if not self.stop.is_set() and self.send(run_id)]
         if lost:
             logger.warning("tick.resent", run_ids=resent, failed=sorted(set(lost) - set(resent)))
         return caught_up + resent
+
+    def waiting(self) -> int | None:
+        """Tasks on the queue not yet delivered to a worker (a queue that does not exist holds none); None when
+        the broker does not answer."""
+        try:
+            with self.app.connection_for_write() as conn:
+                conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=5)
+                return conn.default_channel.queue_declare(queue=self.queue, passive=True).message_count
+        except ChannelError as exc:  # RabbitMQ's NotFound, kombu's virtual transports' ChannelError('404')
+            if str(exc.reply_code) == "404":
+                return 0
+            logger.warning("tick.queue_unreadable", queue=self.queue, error=f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # kombu raises OperationalError and socket errors alike when the broker is down
+            logger.warning("tick.queue_unreadable", queue=self.queue, error=f"{type(exc).__name__}: {exc}")
+        return None
 
     def _fill_gaps(self) -> list[int]:
         """Claim and send, in one batch, the ticks without a run that each pipeline's catch-up policy keeps

@@ -25,14 +25,26 @@ from pipeline.ledger.runs import HEARTBEATS_TO_DEAD, aware, now
 from pipeline.outcome import CLOSED, RunStatus
 
 
-def to_resend(s: Session, *, older_than: float, heartbeat_seconds: float) -> list[int]:
-    """Runs whose task may be nowhere: claimed but never confirmed sent, or running on a silent worker."""
+def to_resend(s: Session, *, older_than: float, heartbeat_seconds: float, queue_drained: bool) -> list[int]:
+    """Runs whose task may be nowhere: claimed but never confirmed sent, running on a silent worker, or (when
+    ``queue_drained``: the broker holds no task waiting for a worker) sent but not taken ``older_than`` after.
+
+    The third case is a task delivered to a worker killed before it took the run: RabbitMQ gives such a task to
+    another worker at once, Redis only after ``visibility_timeout`` (an hour at least). A drained queue means every
+    sent task has been delivered, and a live worker takes a delivered run within a second or two (it reserves a
+    task only for a free slot: worker_prefetch_multiplier = 1, acks late), so a run still queued ``older_than``
+    after its send lost its task. While tasks wait (a backlog), a queued run's task may be among them: not re-sent
+    then. A re-send that finds the run taken is a no-op (``take`` is a compare-and-set), and it renews ``sent_at``,
+    so a run is re-sent at most once per ``older_than``."""
     at = now()
     never_sent = and_(Run.status == RunStatus.queued, Run.sent_at.is_(None),
                       Run.started_at < at - timedelta(seconds=older_than))
     silent = and_(Run.status == RunStatus.running, Run.sent_at.is_not(None),
                   Run.heartbeat_at < at - timedelta(seconds=heartbeat_seconds * HEARTBEATS_TO_DEAD))
-    return list(s.scalars(select(Run.id).where(or_(never_sent, silent)).order_by(Run.id)))
+    lost = [never_sent, silent]
+    if queue_drained:
+        lost.append(and_(Run.status == RunStatus.queued, Run.sent_at < at - timedelta(seconds=older_than)))
+    return list(s.scalars(select(Run.id).where(or_(*lost)).order_by(Run.id)))
 
 
 class FinishedRuns:

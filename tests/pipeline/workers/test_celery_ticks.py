@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -104,14 +105,68 @@ def test_the_reconciler_sends_a_tick_claimed_but_never_sent(pg_url: str, runner:
     time.sleep(0.6)
     try:
         assert sender.reconcile() == [run_id]
+        with runner.sessions() as s:
+            assert s.get(Run, run_id).sent_at is not None
+        time.sleep(0.6)
+        assert sender.reconcile() == []  # sent, and its task waits on the queue
         with app.connection_for_write() as conn:
             message = conn.SimpleQueue(queue).get(timeout=5)
             assert message.payload == [[run_id], {}, {"callbacks": None, "errbacks": None, "chain": None,
                                                       "chord": None}]
             message.ack()
+    finally:
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_delete(queue)
+
+
+_KILLED_CONSUMER = """
+import os, signal, sys
+from kombu import Connection
+with Connection(sys.argv[1]) as conn:
+    message = conn.SimpleQueue(sys.argv[2], no_ack=False).get(timeout=10)
+    print(message.payload[0][0], flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # like a worker killed after receiving the task, before taking the run
+"""
+
+
+@pytest.mark.external  # Redis
+def test_on_redis_a_task_delivered_to_a_worker_killed_before_it_took_the_run_is_sent_again(
+        runner: TickRunner) -> None:
+    """Redis holds an unacknowledged task for visibility_timeout (an hour at least); the reconciler re-sends the
+    run once the queue is drained, but not while tasks wait on it (one of them may be the run's)."""
+    settings = runner.runtimes["content"].settings
+    queue = f"factline.test.{os.getpid()}.{threading.get_ident()}"
+    executor = settings.deployment().executor.model_copy(
+        update={"queue": queue, "broker_url": "redis://127.0.0.1:6379/0"})
+    app = make_app(executor, [settings])
+    sender = TickSender(runner.sessions, app, queue, [], reconcile_seconds=0.5, heartbeat_seconds=1)
+    lost = claim_tick(runner.sessions, pipeline="content", scheduled_for=now().replace(microsecond=0))
+    waiting = claim_tick(runner.sessions, pipeline="content",
+                         scheduled_for=now().replace(microsecond=0) + timedelta(seconds=1))
+    try:
+        assert sender.send(lost)
+        consumer = subprocess.run([sys.executable, "-c", _KILLED_CONSUMER, executor.broker_url, queue],
+                                  capture_output=True, text=True, timeout=60)
+        assert consumer.returncode == -9 and consumer.stdout.strip() == str(lost), consumer.stderr
+        assert sender.send(waiting)
+        time.sleep(0.6)
+        assert sender.waiting() == 1
+        assert sender.reconcile() == []  # a task waits: it may be the lost run's, so nothing is re-sent yet
+        with app.connection_for_write() as conn:
+            message = conn.SimpleQueue(queue).get(timeout=5)
+            assert message.payload[0] == [waiting]
+            message.ack()
+        time.sleep(0.6)
+        assert sender.waiting() == 0
+        assert sender.reconcile() == [lost, waiting]  # both delivered and neither taken: both sent again
+        with app.connection_for_write() as conn:
+            received = [conn.SimpleQueue(queue).get(timeout=5) for _ in range(2)]
+            assert sorted(m.payload[0][0] for m in received) == [lost, waiting]
+            for m in received:
+                m.ack()
+        assert runner.execute(lost) is Take.RUN  # a worker takes the run the killed one never started
         with runner.sessions() as s:
-            assert s.get(Run, run_id).sent_at is not None
-        assert sender.reconcile() == []
+            assert s.get(Run, lost).verdict == "success"
     finally:
         with app.connection_for_write() as conn:
             conn.default_channel.queue_delete(queue)
