@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from decimal import Decimal, InvalidOperation
 
-from capabilities.factcheck.extract import QUOTE_PARTS, extract_facts
+from capabilities.factcheck.extract import ADDRESS, QUOTE_PARTS, extract_facts
 from capabilities.factcheck import counts
 from capabilities.factcheck.counted_nouns import noun_counts
 from capabilities.factcheck.durations import between_dates, word_spans
@@ -64,7 +64,7 @@ class _Evidence:
     @cached_property
     def words_without_addresses(self) -> list[str]:
         """The source's words with its addresses left out, as a quotation that holds an address is read (round 14)."""
-        return words(_ADDRESS.sub(" ", self.text))
+        return words(ADDRESS.sub(" ", self.text))
 
     @cached_property
     def names(self) -> list[Fact]:
@@ -116,9 +116,6 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
         if hit := re.search(rf"(?<![A-Za-z0-9.]){fact.key[0]}xx(?![A-Za-z0-9])", evidence.text, flags=re.I):
             return _sentence_around(evidence.text, hit.start())
     return None
-
-
-_ADDRESS = re.compile(r"https?://[^\s<>\"'`]+")
 
 
 def _holds_address(fact: Fact) -> bool:

@@ -91,10 +91,15 @@ def _clean(markdown: str) -> str:
     return re.sub(r"\[([^\]]*)\]\((https?://[^)\s]+)\)", r"\1 \2", text)
 
 
+# an http(s) address, here and where a source's words are read without theirs (capabilities.factcheck): it stops at
+# a space, <>, (), quotes, a backtick (a source's code span; an article's are cleaned away first) and CJK or
+# full-width punctuation, and never ends in punctuation or "]" (a reST or Markdown bracket around it:
+# "[http://www.boost.org/...#naming]")
+ADDRESS = re.compile(r"https?://[^\s<>()\"'`\u3000-\u303f\uff00-\uffef]*[^\s<>()\"'`.,;:!?\]\u3000-\u303f\uff00-\uffef]")
+
+
 def _scan_urls(scan: Scan) -> None:
-    # an address never ends in "]": a reST or Markdown bracket around it ("[http://www.boost.org/...#naming]")
-    for m in re.finditer(r"https?://[^\s<>()\"'\u3000-\u303f\uff00-\uffef]*[^\s<>()\"'.,;:!?\]\u3000-\u303f\uff00-\uffef]",
-                         scan.masked):
+    for m in ADDRESS.finditer(scan.masked):
         scan.take(m, FactKind.url, normalise(m.group()).split("://", 1)[1].rstrip("/"))
 
 
