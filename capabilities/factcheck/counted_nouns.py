@@ -19,9 +19,15 @@ from capabilities.factcheck.extract import NUMBER_WORDS, STRUCTURE_NOUNS
 from capabilities.factcheck.reading import sentence_at
 from capabilities.factcheck.types import Fact, FactKind
 
-_WORD = re.compile(rf"(?<![\w-])({'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})(?![\w-])", re.I)
-_WORD_OR_DIGITS = re.compile(rf"(?<![\w.,-])({'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))}|\d{{1,2}})"
-                             rf"(?![\w.,-])", re.I)
+
+def _count_pattern(digits: bool) -> re.Pattern[str]:
+    """A count in words ("three"), with ``digits`` in figures too ("3"), then not touching a "." or "," (1.5, 1,000)."""
+    beside = r"[\w.,-]" if digits else r"[\w-]"
+    count = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + (r"|\d{1,2}" if digits else "")
+    return re.compile(rf"(?<!{beside})({count})(?!{beside})", re.I)
+
+
+_COUNT = {digits: _count_pattern(digits) for digits in (False, True)}
 _POINTING = frozenset({"them", "these", "those", "us", "the"})  # "two of them" counts no noun
 
 
@@ -36,7 +42,7 @@ def _singular(noun: str) -> str:
 
 def _counted(text: str, digits: bool) -> Iterator[tuple[re.Match[str], int, str, int]]:
     """Each count of a structure noun in ``text``: the count, its value, the noun (singular), where the noun ends."""
-    for m in (_WORD_OR_DIGITS if digits else _WORD).finditer(text):
+    for m in _COUNT[digits].finditer(text):
         noun = STRUCTURE_NOUNS.match(text, m.end())
         if not noun or (last := noun.group().split()[-1].casefold()) in _POINTING:
             continue
