@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from decimal import Decimal, InvalidOperation
 
-from capabilities.factcheck.extract import ADDRESS, QUOTE_PARTS, extract_facts
+from capabilities.factcheck.extract import ADDRESS, QUOTE_PARTS, around_taken_addresses, extract_facts
 from capabilities.factcheck import counts
 from capabilities.factcheck.counted_nouns import noun_counts
 from capabilities.factcheck.durations import between_dates, word_spans
@@ -123,7 +123,7 @@ def _holds_address(fact: Fact) -> bool:
     the sentence holds the quotation's words around an address."""
     if fact.kind != FactKind.quote or "://" not in fact.sentence:
         return False
-    parts = [part.strip() for part in re.split(r" {10,}", fact.text)]
+    parts = around_taken_addresses(fact.text)
     if len(parts) < 2 or len(parts) > 4:
         return False
     return re.search(r"\s*https?://\S+\s*".join(map(re.escape, parts)), fact.sentence) is not None

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from capabilities.factcheck.dates import scan_dates, scan_times
 from capabilities.factcheck.names import scan_names, scan_zh_names
-from capabilities.factcheck.reading import SCALES, UNITS, ZH_DIGITS, ZH_NUM, Scan, normalise, words, zh_number
+from capabilities.factcheck.reading import BLANK, SCALES, UNITS, ZH_DIGITS, ZH_NUM, Scan, normalise, words, zh_number
 from capabilities.factcheck.types import Fact, FactKind
 
 _BARE_NUM = r"(\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d,]|\.\d)|\d+)(?:\.(\d+))?(?![\d])"
@@ -103,6 +103,15 @@ def _scan_urls(scan: Scan) -> None:
         scan.take(m, FactKind.url, normalise(m.group()).split("://", 1)[1].rstrip("/"))
 
 
+# an address taken inside a quotation (quotations are read after addresses) stays in its text as Scan.take's blanks
+_TAKEN_ADDRESS = re.compile(rf"{re.escape(BLANK)}{{10,}}")
+
+
+def around_taken_addresses(quoted: str) -> list[str]:
+    """A quotation's text in the parts around its runs of 10 or more blanks, where addresses were taken out of it."""
+    return [part.strip() for part in _TAKEN_ADDRESS.split(quoted)]
+
+
 # an advisory's identifier is one fact, not a year and a number: CVE-2023-27534, DSA-5123-1, GHSA-...
 _IDENTIFIER = re.compile(r"(?<![\w-])[A-Z]{2,5}-\d{4}-\d{3,7}(?:-\d{1,3})?(?![\w])")
 
@@ -145,7 +154,7 @@ def _scan_ranges(scan: Scan) -> None:
             else:
                 scan.take(m, FactKind.number, key, UNITS.get(unit), group=end)
         start, stop = m.span("u")
-        scan.masked = scan.masked[:start] + " " * (stop - start) + scan.masked[stop:]  # MB is no name either
+        scan.blank(start, stop)  # MB is no name either
 
 
 def _scan_percent(scan: Scan) -> None:

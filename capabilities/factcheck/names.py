@@ -32,7 +32,7 @@ def scan_names(scan: Scan) -> None:
             if not (len(tokens) == 1 and (tokens[0].lower() in MONTHS or len(tokens[0]) == 1)):
                 start, end = run[0].start(), run[-1].end()
                 text = scan.text[start:end]
-                scan.masked = scan.masked[:start] + " " * (end - start) + scan.masked[end:]
+                scan.blank(start, end)
                 first = run[0].group()
                 opening = _sentence_start(scan.masked, start) and first[0].isupper() and first[1:].islower()
                 scan.facts.append(Fact(FactKind.name, re.sub(r"['’]s$", "", text), " ".join(words(" ".join(tokens))),
@@ -173,7 +173,7 @@ def scan_zh_names(scan: Scan) -> None:
     verb of saying after it (张明说, 陈志强表示). A name without such a mark is not checked."""
 
     def take(start: int, end: int, key_chars: str, short: str | None = None) -> None:
-        scan.masked = scan.masked[:start] + " " * (end - start) + scan.masked[end:]
+        scan.blank(start, end)
         scan.facts.append(Fact(FactKind.name, scan.text[start:end], " ".join(key_chars), sentence_at(scan.text, start),
                                short_key=" ".join(short) if short else None))
 

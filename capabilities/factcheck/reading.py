@@ -129,6 +129,9 @@ def zh_number(text: str) -> Decimal | None:
     return Decimal(total + section + current)
 
 
+BLANK = " "  # a taken span is overwritten with one for each character, so offsets in the masked copy stay
+
+
 @dataclass
 class Scan:
     """One text being read: a copy in which every span already taken is blanked, and the sentence bounds."""
@@ -142,9 +145,13 @@ class Scan:
         start, end = match.span(group)
         approx = kind in (FactKind.number, FactKind.money, FactKind.percent) and _hedged(self.masked, start, end)
         series = _series(self.text, start, end) if kind == FactKind.number and unit is None else None
-        self.masked = self.masked[:start] + " " * (end - start) + self.masked[end:]
+        self.blank(start, end)
         self.facts.append(Fact(kind, match.group(group).strip(), key, sentence_at(self.text, start), unit, approx,
                                series=series))
+
+    def blank(self, start: int, end: int) -> None:
+        """Overwrite the masked copy's span with BLANKs, so that no later pattern reads it."""
+        self.masked = self.masked[:start] + BLANK * (end - start) + self.masked[end:]
 
 
 _SERIES_WORD_BEFORE = re.compile(r"\b(?:versions?|releases?|branch|series)(?:\s+of)?\s+$", re.I)
