@@ -21,12 +21,13 @@ def scan_names(scan: Scan) -> None:
     run: list[re.Match[str]] = []
 
     def flush() -> None:
-        while run and (run[0].group().lower() in STARTERS or (len(run) > 1 and run[0].group() in HONORIFICS)):
+        while run and (run[0].group().lower() in STARTERS or (len(run) > 1 and run[0].group() in HONORIFICS)
+                       or (len(run) > 1 and _capitalised_by_position(scan, run[0]))):
             run.pop(0)
         if run and not (len(run) == 1 and (_sentence_start(scan.masked, run[0].start())
                                            or _after_quoted_sentence(scan.text, run[0].start()))
                         and not _speaker(scan.text, run[0])) \
-                and not _title_cased(scan.masked, run[0].start()):
+                and not _title_cased(scan.masked, run[0].start(), _heading(scan, run[0].start())):
             tokens = [re.sub(r"['’]s$", "", m.group()) for m in run]
             # a lone letter (the C library, plan B) names too little to be checked; in a run it is an initial
             if not (len(tokens) == 1 and (tokens[0].lower() in MONTHS or len(tokens[0]) == 1)):
@@ -99,6 +100,15 @@ organisers organizers spokesperson spokesman spokeswoman management customers re
 locals economists historians members leaders owners operators authors editors reviewers investigators witnesses""".split())
 
 
+def _capitalised_by_position(scan: Scan, token: re.Match[str]) -> bool:
+    """A sentence's first word that the same text writes in lower case elsewhere is a common word, capitalised only
+    where it stands: "Generate XML data from ..." beside "parse and generate XML" names XML, not "Generate XML"
+    (embedded model on unseen sources)."""
+    word = token.group()
+    return word[0].isupper() and word[1:].islower() and _sentence_start(scan.masked, token.start()) \
+        and re.search(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])", scan.text) is not None
+
+
 def _speaker(text: str, token: re.Match[str]) -> bool:
     """A lone capitalised word opening a sentence is a name when it is the one who speaks: "Berger said ...".
     ``text`` is the text as written (a number between, "Version 2.39 added", is no speaker's name), and a heading
@@ -109,9 +119,22 @@ def _speaker(text: str, token: re.Match[str]) -> bool:
         and token.group().lower() not in STARTERS and line.endswith(tuple(".!?:;\"”’)。！？：；」"))
 
 
-def _title_cased(text: str, at: int) -> bool:
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s+(.+?)\s*#*|\*\*([^*]+)\*\*:?)\s*$", re.M)
+
+
+def _heading(scan: Scan, at: int) -> bool:
+    """Whether ``at`` lies on a line the article's Markdown made a heading: ``## Key Features``, or a line all bold."""
+    start = scan.text.rfind("\n", 0, at) + 1
+    end = scan.text.find("\n", at)
+    line = words(scan.text[start:end if end >= 0 else len(scan.text)])
+    return bool(line) and any(words(m.group(1) or m.group(2)) == line for m in _MARKDOWN_HEADING.finditer(scan.markdown))
+
+
+def _title_cased(text: str, at: int, heading: bool = False) -> bool:
     """Whether ``at`` lies in a Title Case heading or label ("Verification Steps", "Word Count: ..."): the line up
-    to its first colon has most of its words capitalised. Such words are headings, not names (embedded trial)."""
+    to its first colon has most of its words capitalised. Such words are headings, not names (embedded trial).
+    On a Markdown ``heading`` a short word counts when capitalised ("## Key Features", embedded model on unseen
+    sources); elsewhere only words of four letters or more do, so that a line "Jane Doe" is still a name."""
     start = text.rfind("\n", 0, at) + 1
     line_end = text.find("\n", at) if text.find("\n", at) >= 0 else len(text)
     colon = text.find(":", at, line_end)
@@ -120,7 +143,7 @@ def _title_cased(text: str, at: int) -> bool:
         return False  # a sentence, not a heading or a label
     if re.search(r"[\u3400-\u9fff]{2}", segment):
         return False  # Latin words inside a Chinese sentence: "由 Michael Vogt 于...", a name
-    tokens = [t for t in re.findall(r"[A-Za-z][A-Za-z'’-]*", segment) if len(t) > 3]
+    tokens = [t for t in re.findall(r"[A-Za-z][A-Za-z'’-]*", segment) if len(t) > 3 or (heading and t[0].isupper())]
     return len(tokens) >= 2 and sum(t[0].isupper() for t in tokens) >= 0.75 * len(tokens)
 
 

@@ -27,3 +27,35 @@ def test_a_numbered_heading_cut_off_by_the_token_limit_is_the_articles_structure
 ])
 def test_a_number_in_a_heading_that_is_no_section_number_is_checked(article: str, flagged: list[str]) -> None:
     assert [f.fact.text for f in check_facts(article, [(1, SOURCE)]).unsupported] == flagged
+
+
+XMLTODICT = "v0.13.0\n* parse(generator) is now possible (#212)\n* Processing comments on parsing from xml to dict\n"
+
+
+@pytest.mark.parametrize("heading", ["## Key Features", "**Key Features**", "### Key Features ###"])
+def test_a_title_case_heading_of_short_words_names_nothing(heading: str) -> None:
+    """The embedded model's "## Key Features" (writing from a package's metadata) was read as the name Key Features."""
+    assert check_facts(f"# xmltodict 0.13.0\n\n{heading}\n\nIt can parse a generator.\n", [(1, XMLTODICT)]).passed
+
+
+@pytest.mark.parametrize(("article", "flagged"), [
+    ("## Jane Doe\n\nJane Doe wrote the parser.\n", ["Jane Doe"]),  # the heading's name is checked where it is said
+    ("Key Features\n\nIt can parse a generator.\n", ["Key Features"]),  # a plain line: only long words make Title Case
+    ("## Key Features\n\nKey Features says so.\n", ["Key Features"]),  # the same words in a sentence are checked
+    ("Written by Jane Doe.\n", ["Jane Doe"]),
+])
+def test_a_name_outside_a_heading_is_still_checked(article: str, flagged: list[str]) -> None:
+    assert [f.fact.text for f in check_facts(article, [(1, XMLTODICT)]).unsupported] == flagged
+
+
+def test_a_sentences_first_word_written_in_lower_case_elsewhere_is_no_part_of_a_name() -> None:
+    """"Generate XML data from a Python object" beside "parse and generate XML": XML is the name, and the source
+    writes it (the embedded model's code comment, read as a line of text)."""
+    article = "You can parse and generate XML.\n\n```python\n# Generate XML data from a Python object\n```\n"
+    assert check_facts(article, [(1, "Parsing from XML to a Python object.")]).passed
+
+
+@pytest.mark.parametrize("article", ["Generate XML data from a Python object.\n",  # no lower-case "generate"
+                                     "Mark Berger said it. We mark it.\n"])  # Berger is still a name
+def test_a_sentences_first_word_not_written_in_lower_case_stays_part_of_the_name(article: str) -> None:
+    assert not check_facts(article, [(1, "Parsing from XML to a Python object.")]).passed
