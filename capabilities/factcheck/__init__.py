@@ -46,7 +46,7 @@ from capabilities.factcheck.durations import between_dates, word_spans
 from capabilities.factcheck.labelled import debian_release, glued_release, source_facts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
-from capabilities.factcheck.troff import rendered
+from capabilities.factcheck.troff import rendered, without_font_changes
 from capabilities.factcheck.types import CheckedFact, Fact, FactKind, FactReport
 
 @dataclass(frozen=True)
@@ -350,6 +350,9 @@ def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = N
     """Each checkable fact of ``text`` with the source (or brief, 0) and passage that holds it, if any."""
     # a man page's troff escapes read as the text they render (troff.py): lsof\\-org is lsof-org, \\s-1RC2\\s0 is RC2
     sources = [(n, rendered(t)) for n, t in sources]
+    # and an article that copied a man page's font changes (the embedded model: "the first \\fBinfocmp\\fP") names
+    # infocmp, not "fBinfocmp"
+    text = without_font_changes(text)
     # a source's labels and notations (labelled.py: a copyright line's years, 25/3/2003, bug=76868, compat v13, a
     # Debian revision, 2-6x, 10K records) are its facts too
     evidence = [_Evidence(n, extract_facts(t, source=True) + source_facts(t), _source_words(t), t) for n, t in sources]

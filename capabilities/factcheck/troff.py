@@ -1,4 +1,5 @@
-"""A manual page's troff escapes read as the text they render (round 14): a source only, never the article.
+"""A manual page's troff escapes read as the text they render (round 14): a source only; of the article, only the font
+changes it copied from one (the embedded model writing from a man page wrote ``\\fBinfocmp\\fP``).
 
 A man page read with zcat still holds its escapes: ``lsof\\-org`` is the address's ``lsof-org``, ``\\s-1RC2\\s0`` (a
 size change) is ``RC2``, ``\\fBinfocmp\\fP`` and ``\\fIEXTENSIONS\\fP`` (a font change) are ``infocmp`` and
@@ -16,9 +17,10 @@ import re
 _MAN_PAGE = re.compile(r"^\.(?:SH|SS|TH|PP|LP|P|IP|TP|HP|B|I|BR|IR|RB|RI|BI|IB|RS|RE|nf|fi|br|sp|Vb|Ve|IX|Dd|Dt|Sh|Nm"
                        r"|Nd|Pp|Fl|Ar)(?![^\s\"])|\\f[BIRP1-4]|\\s[-+]?[0-9]", re.M)
 
+_FONT = r"f(?:\[[^\]\n]{0,12}\]|\([A-Za-z0-9]{2}|[BIRPC1-4])"  # a font change: \fB, \fI, \fR, \fP, \f(CW, \f[B]
 _ESCAPE = re.compile(
     r"\\(?:"
-    r"f(?:\[[^\]\n]{0,12}\]|\([A-Za-z0-9]{2}|[BIRPC1-4])"           # a font change: \fB, \fI, \fR, \fP, \f(CW, \f[B]
+    rf"{_FONT}"
     r"|s(?:[-+]?\([0-9]{2}|\[[-+]?[0-9]{1,3}\]|[-+][0-9]|[123][0-9]|[0-9])"  # a size change: \s-1, \s0, \s(12, \s10
     r"|\((?P<two>\S\S)|\[(?P<long>[^\]\s]{1,12})\]"                 # a special character: \(em, \[em]
     r"|\*(?:\((?P<stwo>\S\S)|\[(?P<slong>[^\]\s]{1,12})\]|(?P<sone>[^\s(\[]))"  # a predefined string: \*(lq, \*R
@@ -50,6 +52,12 @@ def _render(hit: re.Match[str]) -> str:
     if (name := hit.group("stwo") or hit.group("slong") or hit.group("sone")) is not None:
         return _STRINGS.get(name, hit.group())
     return ""  # a font or size change renders nothing
+
+
+def without_font_changes(text: str) -> str:
+    """``text`` without its troff font changes: formatting that changes no word (``\\fBinfocmp\\fP`` is infocmp). The
+    article's other escapes stay as written: an article's ``lsof\\-org`` is not the address lsof-org."""
+    return re.sub(rf"\\{_FONT}", "", text) if "\\f" in text else text
 
 
 def rendered(text: str) -> str:

@@ -62,3 +62,12 @@ def test_a_long_man_page_is_read_in_linear_time() -> None:
         started = time.monotonic()
         rendered(page)
         assert time.monotonic() - started < 1
+
+
+def test_an_articles_copied_font_changes_name_nothing() -> None:
+    """The embedded model writing from infocmp(1)'s history copied its font changes: "\\fBinfocmp\\fP" is infocmp."""
+    source = ".SH HISTORY\nAlthough System V Release 2 provided a terminfo library, it had no documented tool for\n" \
+             "decompiling the terminal descriptions.\nTony Hansen (AT&T) wrote the first \\fBinfocmp\\fP in early 1984."
+    assert supported("Tony Hansen (AT&T) wrote the first \\fBinfocmp\\fP in early 1984.", source)
+    assert not supported("Tom Hansen (AT&T) wrote the first \\fBinfocmp\\fP in early 1984.", source)
+    assert not supported("Tony Hansen (AT&T) wrote the first \\fBinfocmp\\fP in early 1985.", source)
