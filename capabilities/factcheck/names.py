@@ -25,7 +25,8 @@ def scan_names(scan: Scan) -> None:
                        or (len(run) > 1 and _capitalised_by_position(scan, run[0]))):
             run.pop(0)
         if run and not (len(run) == 1 and (_sentence_start(scan.masked, run[0].start())
-                                           or _after_quoted_sentence(scan.text, run[0].start()))
+                                           or _after_quoted_sentence(scan.text, run[0].start())
+                                           or _opens_quoted_text(scan.masked, run[0]))
                         and not _speaker(scan.text, run[0])) \
                 and not _title_cased(scan.masked, run[0].start(), _heading(scan, run[0].start())):
             tokens = [re.sub(r"['’]s$", "", m.group()) for m in run]
@@ -151,6 +152,15 @@ def _after_quoted_sentence(text: str, at: int) -> bool:
     """A word right after a quotation whose sentence ends inside its marks ('"... for some reason." Authors who want')
     opens a sentence: the quotation is blanked in the masked text, end mark and all."""
     return bool(re.search(r"[.!?。！？][\"”’'」]\s*$", text[max(0, at - 6):at]))
+
+
+def _opens_quoted_text(text: str, token: re.Match[str]) -> bool:
+    """A plain capitalised word opening a quoted text that goes on in lower case starts that text's sentence:
+    help='Show this help message' (the embedded model's code) names no Show; algorithm='HS256' and codenamed
+    "Bookworm" are still names."""
+    word = token.group()
+    return word[1:].islower() and re.match(r" [a-z]", text[token.end():token.end() + 2]) is not None \
+        and re.search(r"(?:^|[\s=(\[,])[\"'“‘]$", text[max(0, token.start() - 2):token.start()]) is not None
 
 
 def _sentence_start(text: str, at: int) -> bool:

@@ -59,3 +59,21 @@ def test_a_sentences_first_word_written_in_lower_case_elsewhere_is_no_part_of_a_
                                      "Mark Berger said it. We mark it.\n"])  # Berger is still a name
 def test_a_sentences_first_word_not_written_in_lower_case_stays_part_of_the_name(article: str) -> None:
     assert not check_facts(article, [(1, "Parsing from XML to a Python object.")]).passed
+
+
+ARGCOMPLETE = "Tab completion for argparse. Call argcomplete.autocomplete(parser) before parse_args()."
+
+
+def test_the_first_word_of_a_quoted_text_that_goes_on_in_lower_case_names_nothing() -> None:
+    """The embedded model's code: help='Show this help message' was read as the name Show."""
+    assert check_facts("```python\nparser.add_argument('--help', action='help', help='Show this help message')\n```\n",
+                       [(1, ARGCOMPLETE)]).passed
+
+
+@pytest.mark.parametrize(("article", "flagged"), [
+    ("jwt.encode(claims, secret, algorithm='HS256')\n", ["HS256"]),  # no plain word: an identifier
+    ('It is codenamed "Bookworm", for now.\n', ["Bookworm"]),  # a quoted name alone
+    ("It is called 'Bookworm' by all.\n", ["Bookworm"]),
+])
+def test_a_quoted_name_is_still_checked(article: str, flagged: list[str]) -> None:
+    assert [f.fact.text for f in check_facts(article, [(1, ARGCOMPLETE)]).unsupported] == flagged
