@@ -82,7 +82,8 @@ MAN_SECTION = re.compile(r"(?<=[A-Za-z0-9_])\(\d[a-z]{0,4}\)")
 def _clean(markdown: str) -> str:
     """Marks that are not facts: citation markers [1], emphasis, list and heading marks, and the numbers that
     only count the article's own parts ("Fact 2:", "Step 3", 第2步)."""
-    text = re.sub(r"\[(\d{1,2})\](?!\()", " ", markdown)
+    # a citation marker, or one the token limit cut off at the end of the text ("... in the pull requests [1")
+    text = re.sub(r"\[(\d{1,2})(?:\](?!\()|\s*\Z)", " ", markdown)
     text = ENUMERATORS.sub(lambda m: (m.group(1) or "第") + " " * (m.end() - m.start() - len(m.group(1) or "第")), text)
     text = MAN_SECTION.sub(lambda m: " " * len(m.group()), text)
     # a heading's own number counts the article's sections ("### 2. Timeouts", "## 3) Costs"), as a list's does

@@ -77,3 +77,19 @@ def test_the_first_word_of_a_quoted_text_that_goes_on_in_lower_case_names_nothin
 ])
 def test_a_quoted_name_is_still_checked(article: str, flagged: list[str]) -> None:
     assert [f.fact.text for f in check_facts(article, [(1, ARGCOMPLETE)]).unsupported] == flagged
+
+
+LIBYAML = "0.2.5 2020-06-01\n- #143 Add a test-suite\n- #174 Fix logic for document end\n"
+
+
+def test_a_citation_marker_the_token_limit_cut_off_is_no_number() -> None:
+    """The embedded model's draft ended "... in the pull requests [1" when it ran out of tokens."""
+    assert check_facts("These patches are in the pull requests [143] and [174], merged as [1", [(1, LIBYAML)]).passed
+
+
+@pytest.mark.parametrize(("article", "flagged"), [
+    ("They are in the pull requests [143] and [175].", ["175"]),  # a pull request's number in brackets is checked
+    ("It was cut at [1 of the 3 pull requests.", ["1", "3"]),  # "[1" inside the text is checked
+])
+def test_a_bracketed_number_that_is_no_cut_off_citation_is_checked(article: str, flagged: list[str]) -> None:
+    assert [f.fact.text for f in check_facts(article, [(1, LIBYAML)]).unsupported] == flagged
