@@ -19,6 +19,7 @@ def _capitalised(token: str) -> bool:
 
 def scan_names(scan: Scan) -> None:
     run: list[re.Match[str]] = []
+    headings = _headings(scan.markdown)
 
     def flush() -> None:
         while run and (run[0].group().lower() in STARTERS or (len(run) > 1 and run[0].group() in HONORIFICS)
@@ -28,7 +29,7 @@ def scan_names(scan: Scan) -> None:
                                            or _after_quoted_sentence(scan.text, run[0].start())
                                            or _opens_quoted_text(scan.masked, run[0]))
                         and not _speaker(scan.text, run[0])) \
-                and not _title_cased(scan.masked, run[0].start(), _heading(scan, run[0].start())):
+                and not _title_cased(scan.masked, run[0].start(), _heading(scan.text, run[0].start(), headings)):
             tokens = [re.sub(r"['’]s$", "", m.group()) for m in run]
             # a lone letter (the C library, plan B) names too little to be checked; in a run it is an initial
             if not (len(tokens) == 1 and (tokens[0].lower() in MONTHS or len(tokens[0]) == 1)):
@@ -123,12 +124,17 @@ def _speaker(text: str, token: re.Match[str]) -> bool:
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s+(.+?)\s*#*|\*\*([^*]+)\*\*:?)\s*$", re.M)
 
 
-def _heading(scan: Scan, at: int) -> bool:
-    """Whether ``at`` lies on a line the article's Markdown made a heading: ``## Key Features``, or a line all bold."""
-    start = scan.text.rfind("\n", 0, at) + 1
-    end = scan.text.find("\n", at)
-    line = words(scan.text[start:end if end >= 0 else len(scan.text)])
-    return bool(line) and any(words(m.group(1) or m.group(2)) == line for m in _MARKDOWN_HEADING.finditer(scan.markdown))
+def _headings(markdown: str) -> set[tuple[str, ...]]:
+    """The words of each line the article's Markdown made a heading: ``## Key Features``, or a line all bold."""
+    return {tuple(words(m.group(1) or m.group(2))) for m in _MARKDOWN_HEADING.finditer(markdown)}
+
+
+def _heading(text: str, at: int, headings: set[tuple[str, ...]]) -> bool:
+    """Whether ``at`` lies on one of the ``headings`` lines."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = tuple(words(text[start:end if end >= 0 else len(text)]))
+    return bool(line) and line in headings
 
 
 def _title_cased(text: str, at: int, heading: bool = False) -> bool:
