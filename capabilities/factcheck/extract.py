@@ -113,8 +113,9 @@ def around_taken_addresses(quoted: str) -> list[str]:
     return [part.strip() for part in _TAKEN_ADDRESS.split(quoted)]
 
 
-# an advisory's identifier is one fact, not a year and a number: CVE-2023-27534, DSA-5123-1, GHSA-...
-_IDENTIFIER = re.compile(r"(?<![\w-])[A-Z]{2,5}-\d{4}-\d{3,7}(?:-\d{1,3})?(?![\w])")
+# an advisory's identifier is one fact, not a year and a number: CVE-2023-27534, DSA-5123-1, GHSA-...; also in a
+# patch's file name, 0005-CVE-2021-3520.patch (heldout11), but not as the tail of a longer capitalised code (AB-CVE-...)
+_IDENTIFIER = re.compile(r"(?<![\w])(?<![A-Z]-)[A-Z]{2,5}-\d{4}-\d{3,7}(?:-\d{1,3})?(?![\w])")
 
 
 def _scan_identifiers(scan: Scan) -> None:

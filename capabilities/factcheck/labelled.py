@@ -7,7 +7,8 @@ source states, letter for letter, so a fabricated value is not found by it.
     timestamp        "Mon Feb  7 17:37:31 CET 2011", as date(1) and ctime write it (round 13): the date 2011-02-07
     address label    "bugreport.cgi?bug=76868": the number of the label (bug 76868); and a number an address's path
                      labels (round 13): ".../pull/105" (pull request 105, "(105)"), ".../issues/42", ".../rfc5890"
-                     (RFC 5890): a reader takes the number from the address as the source's own
+                     (RFC 5890): a reader takes the number from the address as the source's own; a number opening
+                     a file's name in a path, "d/patches/0005-CVE-2021-3520.patch" (patch 0005; heldout11)
     version label    "compat v13", "v2": a version number the letter v marks
     Debian revision  "devmapper (2:1.02.27-3) unstable; urgency=low": the upload's revision 3
     number list      "4,5" (a man page's return values 4 and 5), numbers a comma joins without a space, none of three
@@ -34,8 +35,11 @@ _SLASH_DATE = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
 _TIMESTAMP = re.compile(rf"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[ \t]+({MONTH_RE})[ \t]+(\d{{1,2}})[ \t]+\d\d?:\d\d(?::\d\d)?"
                         r"(?:[ \t]+[A-Z]{2,5}|[ \t]+[+-]\d{4})?[ \t]+((?:18|19|20)\d\d)(?!\d)")
 _ADDRESS_LABEL = re.compile(r"[?&;][A-Za-z_]+=(\d+)(?![\w.])")
-# a number an address's path labels: a pull request's, an issue's, a bug's, an RFC's (.../pull/105, /rfc5890)
-_PATH_LABEL = re.compile(r"(?<=[\w.])/(?:pulls?|issues?|merge_requests|bugs?|tickets?|rfc)/?(\d+)(?![\w-]|\.\d)", re.I)
+# a number an address's path labels: a pull request's, an issue's, a bug's, an RFC's (.../pull/105, /rfc5890), also
+# after GitLab's "/-/" (.../libxcb/-/issues/53, .../-/merge_requests/3773: heldout11)
+_PATH_LABEL = re.compile(r"(?<=[\w.-])/(?:pulls?|issues?|merge_requests|bugs?|tickets?|rfc)/?(\d+)(?![\w-]|\.\d)", re.I)
+# a number opening a file's name in a path, a patch's series number: d/patches/0005-CVE-2021-3520.patch (heldout11)
+_FILE_NUMBER = re.compile(r"(?<=/)(\d{1,5})(?=[-_][A-Za-z])")
 _V_NUMBER = re.compile(r"(?<![\w.-])[vV](\d{1,4})(?!\w|\.\d)")
 _DEBIAN_HEADER = re.compile(r"^[a-z0-9][a-z0-9+.-]* \((?:\d+:)?[^)\s]*-(\d+)\) [^;\n]*;", re.M)
 _NUMBER_LIST = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{1,2})+(?![\w,]|\.\d)")
@@ -69,7 +73,7 @@ def source_facts(text: str) -> list[Fact]:
         month, day = MONTHS[m.group(1).lower().rstrip(".")], int(m.group(2))
         if 1 <= day <= 31:
             add(FactKind.date, m.group(), f"{m.group(3)}-{month:02d}-{day:02d}", m.start())
-    for pattern in (_ADDRESS_LABEL, _PATH_LABEL, _V_NUMBER, _DEBIAN_HEADER):
+    for pattern in (_ADDRESS_LABEL, _PATH_LABEL, _FILE_NUMBER, _V_NUMBER, _DEBIAN_HEADER):
         for m in pattern.finditer(text):
             add(FactKind.number, m.group(1), str(int(m.group(1))), m.start())
     for m in _NUMBER_LIST.finditer(text):
