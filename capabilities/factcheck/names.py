@@ -19,7 +19,7 @@ def _capitalised(token: str) -> bool:
 
 def scan_names(scan: Scan) -> None:
     run: list[re.Match[str]] = []
-    headings = _headings(scan.markdown)
+    headings, items = _headings(scan.markdown), _list_items(scan.markdown)
 
     def flush() -> None:
         while run and (run[0].group().lower() in STARTERS or (len(run) > 1 and run[0].group() in HONORIFICS)
@@ -29,7 +29,8 @@ def scan_names(scan: Scan) -> None:
                                            or _after_quoted_sentence(scan.text, run[0].start())
                                            or _opens_quoted_text(scan.masked, run[0]))
                         and not _speaker(scan.text, run[0])) \
-                and not _title_cased(scan.masked, run[0].start(), _heading(scan.text, run[0].start(), headings)):
+                and not (_title_cased(scan.masked, run[0].start(), _heading(scan.text, run[0].start(), headings))
+                         and not _heading(scan.text, run[0].start(), items)):
             tokens = [re.sub(r"['’]s$", "", m.group()) for m in run]
             # a lone letter (the C library, plan B) names too little to be checked; in a run it is an initial
             if not (len(tokens) == 1 and (tokens[0].lower() in MONTHS or len(tokens[0]) == 1)):
@@ -129,8 +130,18 @@ def _headings(markdown: str) -> set[tuple[str, ...]]:
     return {tuple(words(m.group(1) or m.group(2))) for m in _MARKDOWN_HEADING.finditer(markdown)}
 
 
+# a list item with no label before a colon: "- Igalia S.L and Monotype Imaging, 2016" (heldout11)
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+([^:：\n]+)$", re.M)
+
+
+def _list_items(markdown: str) -> set[tuple[str, ...]]:
+    """The words of each list item that has no label: a line of a list is its items' text, not a heading, so its
+    capitalised words are names ("- Khaled Hosny, 2018–2021"); "- Word Count: 300" keeps its label."""
+    return {tuple(words(m.group(1))) for m in _LIST_ITEM.finditer(markdown)}
+
+
 def _heading(text: str, at: int, headings: set[tuple[str, ...]]) -> bool:
-    """Whether ``at`` lies on one of the ``headings`` lines."""
+    """Whether ``at`` lies on one of the ``headings`` (or list item) lines."""
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
     line = tuple(words(text[start:end if end >= 0 else len(text)]))
@@ -148,8 +159,8 @@ def _title_cased(text: str, at: int, heading: bool = False) -> bool:
     segment = text[start:colon] if colon >= 0 else text[start:line_end]
     if colon < 0 and segment.rstrip().endswith((".", "!", "?")):
         return False  # a sentence, not a heading or a label
-    if re.search(r"[\u3400-\u9fff]{2}", segment):
-        return False  # Latin words inside a Chinese sentence: "由 Michael Vogt 于...", a name
+    if re.search(r"[\u3400-\u9fff]", segment):
+        return False  # Latin words inside a Chinese sentence: "由 Michael Vogt 于...", "Jeremy Ashkenas 与 ...", names
     tokens = [t for t in re.findall(r"[A-Za-z][A-Za-z'’-]*", segment) if len(t) > 3 or (heading and t[0].isupper())]
     return len(tokens) >= 2 and sum(t[0].isupper() for t in tokens) >= 0.75 * len(tokens)
 
