@@ -97,7 +97,7 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
             return _sentence_around(evidence.text, at)
         return None
     for found in evidence.facts:
-        if _same_value(fact, found):
+        if _same_value(fact, found) and not _unit_said_beside(fact, found, evidence.facts):
             return found.sentence
     if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
         return passage
@@ -281,6 +281,15 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         other_currency, _, other = found.key.rpartition(":")
         return currency == other_currency and _same_number(fact, found, value, other)
     return found.kind == fact.kind and found.key == fact.key
+
+
+def _unit_said_beside(fact: Fact, found: Fact, facts: list[Fact]) -> bool:
+    """Whether a source's number without a unit is the same quantity its sentence gives with another unit than the
+    article's: "every 1000 msec: perf stat -I 1000" says what 1000 is, so it backs no "1000 seconds" (heldout11)."""
+    if fact.kind != FactKind.number or not fact.unit or found.kind != FactKind.number or found.unit:
+        return False
+    return any(other.kind == FactKind.number and other.unit and other.key == found.key
+               and other.sentence == found.sentence and not _same_unit(fact.unit, other.unit) for other in facts)
 
 
 def _same_unit(unit: str, other: str) -> bool:
