@@ -81,3 +81,51 @@ UNDERSCORE = "Copyright: 2009-2018 Jeremy Ashkenas, DocumentCloud and Investigat
 ])
 def test_latin_names_beside_one_chinese_word_are_names(article: str, flagged: list[str]) -> None:
     assert _flagged(article, UNDERSCORE) == flagged
+
+
+PERF = "To count events in every 1000 msec: perf stat -I 1000\nThe default interval is 100 ms.\n"
+
+
+@pytest.mark.parametrize(("article", "flagged"), [
+    ("It counts events every 1000 msec.", []),
+    ("It counts events every 1000 milliseconds.", []),
+    ("Run it with the option -I 1000.", []),
+    ("It counts events every 1000 seconds.", ["1000 seconds"]),  # the unitless -I 1000 is the same 1000 msec
+    ("It counts events every 1000 microseconds.", ["1000 microseconds"]),
+])
+def test_a_number_the_sources_sentence_gives_a_unit_backs_no_other_unit(article: str, flagged: list[str]) -> None:
+    assert _flagged(article, PERF) == flagged
+
+
+SESSION = "The manager may check the session, perhaps every five to ten minutes, and end it if it is gone."
+
+
+@pytest.mark.parametrize(("article", "flagged"), [
+    ("It checks perhaps every five to ten minutes.", []),
+    ("It checks every 5-10 minutes.", []),
+    ("It checks between five and ten minutes apart.", []),
+    ("It checks perhaps every two to ten minutes.", ["two"]),
+    ("It checks perhaps every five to twelve minutes.", ["twelve"]),
+    ("It checks perhaps every five to ten hours.", ["five", "ten"]),
+])
+def test_a_range_in_words_gives_its_unit_to_both_ends(article: str, flagged: list[str]) -> None:
+    assert _flagged(article, SESSION) == flagged
+
+
+def test_and_joins_number_words_only_after_a_scale() -> None:
+    source = "The tunnel took one hundred and five days to dig."
+    assert _flagged("It took one hundred and five days.", source) == []
+    assert _flagged("It took one hundred and six days.", source) == ["one hundred and six days"]
+
+
+SEMANAGE = "bzip-blocksize: By default the bzip block size is set to 9 (actual block size is 900k)."
+
+
+@pytest.mark.parametrize(("article", "flagged"), [
+    ("默认块大小为九。", []),
+    ("默认块大小为九，实际为 900k。", []),
+    ("默认块大小为七。", ["七"]),
+    ("块大小分为三类", []),  # a count with its noun after it is no value given
+])
+def test_a_lone_chinese_numeral_given_as_a_value_is_checked(article: str, flagged: list[str]) -> None:
+    assert _flagged(article, SEMANAGE) == flagged
