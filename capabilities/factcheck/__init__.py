@@ -43,7 +43,7 @@ from capabilities.factcheck.extract import ADDRESS, QUOTE_PARTS, around_taken_ad
 from capabilities.factcheck import counts
 from capabilities.factcheck.counted_nouns import noun_counts
 from capabilities.factcheck.durations import between_dates, word_spans
-from capabilities.factcheck.labelled import debian_release, glued_release, source_facts
+from capabilities.factcheck.labelled import debian_release, glued_release, path_version, source_facts
 from capabilities.factcheck.name_forms import other_form
 from capabilities.factcheck.reading import has_run, words, zh_number
 from capabilities.factcheck.troff import rendered, without_font_changes
@@ -102,6 +102,8 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
     if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
         return passage
     if (at := debian_release(fact, evidence.text)) is not None:  # Debian 12 in +deb12u3 (labelled.py)
+        return _sentence_around(evidence.text, at)
+    if (at := path_version(fact, evidence.text)) is not None:  # copyright-format 1.0 in .../copyright-format/1.0/
         return _sentence_around(evidence.text, at)
     if (at := glued_release(fact, evidence.text)) is not None:  # Perl 5 in perl5, Python 3 in python3 (labelled.py)
         return _sentence_around(evidence.text, at)
@@ -355,6 +357,9 @@ def _glossed(fact: Fact, text: str) -> str | None:
     return " ".join(words(hit.group(1))) if hit and len(words(hit.group(1))) >= 2 else None
 
 
+_LINE_BREAK_HYPHEN = re.compile(r"(?<=[A-Za-z])[-\u2010\u00ad][ \t]*\n[ \t]*(?=[a-z])")
+
+
 def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = None) -> FactReport:
     """Each checkable fact of ``text`` with the source (or brief, 0) and passage that holds it, if any."""
     # a man page's troff escapes read as the text they render (troff.py): lsof\\-org is lsof-org, \\s-1RC2\\s0 is RC2
@@ -365,6 +370,10 @@ def check_facts(text: str, sources: list[tuple[int, str]], brief: str | None = N
     # a source's labels and notations (labelled.py: a copyright line's years, 25/3/2003, bug=76868, compat v13, a
     # Debian revision, 2-6x, 10K records) are its facts too
     evidence = [_Evidence(n, extract_facts(t, source=True) + source_facts(t), _source_words(t), t) for n, t in sources]
+    # a word a rendered man page (or a wrapped text) breaks at the end of a line, "Ker‐\n   beros", is read whole
+    # too, beside the text as written (a compound broken at its own hyphen, "user-\nspecific", stays readable)
+    evidence += [_Evidence(n, extract_facts(joined, source=True) + source_facts(joined), _source_words(joined), joined)
+                 for n, t in sources if (joined := _LINE_BREAK_HYPHEN.sub("", t)) != t]
     if brief:
         evidence.append(_Evidence(0, extract_facts(brief, source=True), words(brief), brief))
     everything = "\n".join(e.text for e in evidence)

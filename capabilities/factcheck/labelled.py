@@ -14,7 +14,9 @@ source states, letter for letter, so a fabricated value is not found by it.
     number list      "4,5" (a man page's return values 4 and 5), numbers a comma joins without a space, none of three
                      digits after it (1,200 is a thousands group): each number (round 13)
     multiple         "2-6x as fast", "3× faster": 6 (and 2), as 六倍, "six times"
-    thousands        "10K records": 10000 (一万条), but never 10K bytes or blocks of 1 KiB
+    thousands        "10K records", "500k tests": 10000 (一万条), 500000 (50万次), never 10K bytes or blocks of 1 KiB
+    path version     ".../copyright-format/1.0/": the version 1.0, as written, that an address's path gives as a
+                     segment of its own (path_version; "1" is not found there)
     Debian release   "krb5 (1.20.1-2+deb12u3) bookworm": an upload for Debian 12 ("Debian 12", the series of the
                      release the +debNuM suffix of a stable update names; debian_release)
     glued release    "a perl5 module", python3: the release series Perl 5, Python 3 (round 12; glued_release)
@@ -44,7 +46,8 @@ _V_NUMBER = re.compile(r"(?<![\w.-])[vV](\d{1,4})(?!\w|\.\d)")
 _DEBIAN_HEADER = re.compile(r"^[a-z0-9][a-z0-9+.-]* \((?:\d+:)?[^)\s]*-(\d+)\) [^;\n]*;", re.M)
 _NUMBER_LIST = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{1,2})+(?![\w,]|\.\d)")
 _MULTIPLE = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*[-–]\s*)?(\d+(?:\.\d+)?)\s*[x×](?![\w])")
-_THOUSANDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)K\s+(?!i?B\b|bytes?\b|blocks?\b|[A-Z])(?=[a-z])")
+_THOUSANDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[Kk]\s+(?!i?B\b|bytes?\b|blocks?\b|[A-Z])(?=[a-z])")  # 500k tests too
+
 
 
 def _number(value: Decimal) -> str:
@@ -104,4 +107,14 @@ def glued_release(fact: Fact, text: str) -> int | None:
     if fact.kind != FactKind.number or not fact.series or not re.fullmatch(r"\d+(?:\.\d+)?", fact.text):
         return None
     hit = re.search(rf"(?<![\w.-]){re.escape(fact.series)}{re.escape(fact.text)}(?![\w]|\.\d)", text, flags=re.I)
+    return hit.start() if hit else None
+
+
+def path_version(fact: Fact, text: str) -> int | None:
+    """A version written with its dot ("copyright-format 1.0") that a source's address gives as a whole segment of
+    its path (".../copyright-format/1.0/", heldout12), as written: "version 1" is not found in it. Where it stands
+    in ``text``, or None."""
+    if fact.kind != FactKind.number or not re.fullmatch(r"\d+(?:\.\d+)+", fact.text):
+        return None
+    hit = re.search(rf"(?<=[\w-]/){re.escape(fact.text)}(?=/|[\s>)\]]|$)", text)
     return hit.start() if hit else None
