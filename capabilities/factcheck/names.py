@@ -23,7 +23,8 @@ def scan_names(scan: Scan) -> None:
 
     def flush() -> None:
         while run and (run[0].group().lower() in STARTERS or (len(run) > 1 and run[0].group() in HONORIFICS)
-                       or (len(run) > 1 and _capitalised_by_position(scan, run[0]))):
+                       or (len(run) > 1 and (_capitalised_by_position(scan, run[0])
+                                             or _common_compound_opening(scan, run[0])))):
             run.pop(0)
         if run and not (len(run) == 1 and (_sentence_start(scan.masked, run[0].start())
                                            or _after_quoted_sentence(scan.text, run[0].start())
@@ -110,6 +111,14 @@ def _capitalised_by_position(scan: Scan, token: re.Match[str]) -> bool:
     word = token.group()
     return word[0].isupper() and word[1:].islower() and _sentence_start(scan.masked, token.start()) \
         and re.search(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])", scan.text) is not None
+
+
+def _common_compound_opening(scan: Scan, token: re.Match[str]) -> bool:
+    """A hyphenated word opening a sentence whose later parts are in lower case ("Per-user X resources belong in ...",
+    "Built-in Python") is a common word capitalised where it stands; "Jean-Luc Picard", "Mercedes-Benz" are names
+    (heldout12)."""
+    return re.fullmatch(r"[A-Z][a-z]+(?:-[a-z]+)+", token.group()) is not None \
+        and _sentence_start(scan.masked, token.start())
 
 
 def _speaker(text: str, token: re.Match[str]) -> bool:
