@@ -123,9 +123,14 @@ def lists(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         _bullet_lists(lines, level, found)
     # lines under a heading that ends in ":" ("Available fonts (...):") up to a blank line: a list without marks
     for m in re.finditer(r"^([^\n]*:)[ \t]*\n(?:[ \t]*\n)?((?:[^\n]{1,80}\n?){2,})", text, flags=re.M):
-        items = [line.strip() for line in m.group(2).splitlines() if line.strip() and not _UNDERLINE.match(line)]
+        lines_of = [line for line in m.group(2).splitlines() if line.strip() and not _UNDERLINE.match(line)]
+        heading = m.group(1).strip()
+        if len(lines_of) >= 3 and not lines_of[0][:1].isspace() and all(line[:1].isspace() for line in lines_of[1:]):
+            # a table's title over its indented rows ("DPMS Extension Power Levels" over levels 0 to 3) is no item
+            heading = f"{heading} {lines_of.pop(0).strip()}"
+        items = [line.strip() for line in lines_of]
         if len(items) >= 2 and not any(item.endswith((".", ";", ",")) for item in items):
-            found.append((m.group(1).strip(), tuple(items)))
+            found.append((heading, tuple(items)))
     entries = _ENTRY.findall(text)
     if len(entries) >= 2:
         found.append(("", tuple(entries)))

@@ -261,8 +261,10 @@ def _scan_numbers(scan: Scan, number_words: bool) -> None:
                 continue  # 这两项都由...完成: "these two" points back at what the article has just listed
             scan.take(m, FactKind.number, _key(zh_number(digit) or Decimal(0)), UNITS.get(counter))
         # a lone 二..九 given as a value, after 为 or 是 and ending its clause: 默认值为五，(heldout10, heldout11)
-        for m in re.finditer(r"(?<=[为是])([二三四五六七八九])(?=\s*(?:[。，；、！？）)\n,;.]|$))", scan.masked):
-            scan.take(m, FactKind.number, _key(zh_number(m.group(1)) or Decimal(0)))
+        # and a count from which numbering starts, 从二开始编号 (heldout12; not 从一开始, "from the very start")
+        for m in re.finditer(r"(?<=[为是])([二三四五六七八九])(?=\s*(?:[。，；、！？）)\n,;.]|$))|"
+                             r"(?<=从)([二三四五六七八九])(?=开始|起)", scan.masked):
+            scan.take(m, FactKind.number, _key(zh_number(m.group(1) or m.group(2)) or Decimal(0)))
     for m in re.finditer(rf"({_WORDS_NUM})(?:\s?-?({_UNIT_RE})(?![a-z]))?", scan.masked, flags=re.I):
         value = words_value(m.group(1))
         compound = len(re.findall(r"[a-z]+", m.group(1).lower())) > 1
