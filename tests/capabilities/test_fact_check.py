@@ -747,6 +747,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
     ("heldout9-2026-12-07.jsonl", 1, 0, 5),  # measured 7 (6) unseen after round 12; tuned on in round 13: 1 (0)
     ("heldout10-2026-12-07.jsonl", 8, 8, 7),  # tuned on in rounds 14, 15; 13, 13, 8 unseen after round 13
     ("heldout11-2026-12-07.jsonl", 4, 2, 1),  # tuned on in round 15 (docs/fact-check.md); 8, 7, 6 unseen after round 14
+    ("heldout12-2026-12-07.jsonl", 4, 0, 1),  # tuned on in round 16; 8, 4, 3 unseen after round 15
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, sourced: int,
                                                              misses: int) -> None:
