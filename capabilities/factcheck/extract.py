@@ -139,7 +139,8 @@ def _scan_money(scan: Scan) -> None:
     for m in re.finditer(rf"{_NUM}{scale_words}\s?({words_re})(?![a-z])", scan.masked, flags=re.I):
         value = _decimal(m.group(1), m.group(2), SCALES.get((m.group(3) or "").lower(), 1))
         scan.take(m, FactKind.money, f"{CURRENCY_WORDS[m.group(4).lower()]}:{_key(value)}")
-    for m in re.finditer(rf"(?<!第)({ZH_NUM})(美元|欧元|元)", scan.masked):  # 三十元, 一千四百万欧元
+    # 三十元, 一千四百万欧元; not the 元 of a word, 二元比较 (binary), 一元运算 (unary): heldout13
+    for m in re.finditer(rf"(?<!第)({ZH_NUM})(美元|欧元|元(?![\u4e00-\u9fff])|元(?=[的钱]))", scan.masked):
         if (value := zh_number(m.group(1))) is not None:
             scan.take(m, FactKind.money, f"{CURRENCY_WORDS[m.group(2)]}:{_key(value)}")
 
