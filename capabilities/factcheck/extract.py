@@ -76,7 +76,7 @@ def words_value(phrase: str) -> Decimal:
 
 
 ENUMERATORS = re.compile(r"\b(Fact|Step|Part|Section|Chapter|Tip|Point|Rule|Lesson|Reason|Option|Phase|Stage|Item|"
-                         r"Lesson|Question|Example|Figure|Table)\s+(\d{1,2})\b|第\s*\d{1,2}\s*(?=[步部分点条个])|"
+                         r"Lesson|Question|Example|Figure|Table)\s+(\d{1,2})\b(?!\.\d)|第\s*\d{1,2}\s*(?=[步部分点条个])|"
                          r"(?:^|(?<=\n))[#>*\-\s]*第\s*\d{1,2}\s*(?=[章节]\s*[：:])", re.M)
 # a manual page's section after its name, groupadd(8), ioctl(2), is part of the name, not a number
 MAN_SECTION = re.compile(r"(?<=[A-Za-z0-9_])\(\d[a-z]{0,4}\)")
