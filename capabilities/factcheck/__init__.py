@@ -156,7 +156,7 @@ def _name_forms(fact: Fact) -> tuple[str, ...]:
     if len(last) >= 4 and last.isalpha() and not last.endswith("s") and re.search(r"[\u3400-\u9fff]", fact.sentence):
         # and a Chinese text's English word in the singular: Cookie for the source's cookies (heldout14); only there,
         # where every Latin word reads as a name: in English, "Kerbero" is no form of Kerberos
-        return (fact.key + "s",)
+        return fact.key + "s", fact.key + "es"  # 类 Unix 系统 for the source's Unixes (heldout15)
     glued_version = rf"(?<!\w){re.escape(fact.text)}(\d+(?:\.\d+){{0,3}})(?![\w.]\d)"
     if re.search(r"\s[Vv]$", fact.text) and (hit := re.search(glued_version, fact.sentence)):
         # a name with its version glued to a v (round 14): "Prototype JavaScript Framework V1.6.0" is read with its
@@ -300,6 +300,12 @@ def _same_value(fact: Fact, found: Fact) -> bool:
         if found.kind == FactKind.date and year_range:
             # and found, as a year is, in a source's date of that year ("2002 至 2003 年间" in "February 10th 2002")
             return found.key[:4] == fact.key
+        if found.kind == FactKind.number and re.fullmatch(r"\d+\.\d+", fact.text) and found.text == fact.text + ".0":
+            # a release as X.Y, the source's X.Y.0 of a product the article's sentence names ("wayland 打包日志：1.19"
+            # for "wayland (1.19.0-1)", heldout15); not X.Y.1, and not a bare 0.40 in a sentence naming no product
+            product = re.search(rf"([A-Za-z][\w+-]*)\W+{re.escape(found.text)}", found.sentence)
+            return bool(product) and re.search(rf"(?<![\w-]){re.escape(product.group(1))}(?![\w-])", fact.sentence,
+                                               flags=re.I) is not None
         if found.kind != FactKind.number or not _same_number(fact, found):
             return False
         return fact.unit is None or found.unit is None or _same_unit(fact.unit, found.unit)
@@ -366,10 +372,13 @@ def _source_words(text: str) -> list[str]:
     read = _TRADEMARK.sub("", _LINK_TARGET.sub("", text))
     # a compiler or CMake definition (-DCBOR_CUSTOM_ALLOC=ON, -DNDEBUG) defines the identifier after its -D
     read = _DEFINE_FLAG.sub(r"\1 ", read)
+    # and an HTML source's words without its tags: '<a href="...">DITA</a> 1.3 payload' is "DITA 1.3 payload" (heldout15)
+    read = _HTML_TAG.sub("", read)
     return words(text) + ([""] + words(read) if read != text else [])
 
 
 _TRADEMARK = re.compile(r"\((?:R|TM|r|tm)\)|[®™]")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
 _DEFINE_FLAG = re.compile(r"(?<![\w-])(-D)(?=[A-Za-z_][A-Za-z0-9_]*(?:=|\s|$))")
 
 
