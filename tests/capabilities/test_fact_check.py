@@ -750,6 +750,7 @@ def test_a_quotation_of_a_source_sentence_with_a_markdown_link_is_found() -> Non
     ("heldout12-2026-12-07.jsonl", 4, 0, 1),  # tuned on in round 16; 8, 4, 3 unseen after round 15
     ("heldout13-2026-12-07.jsonl", 5, 1, 6),  # tuned on in round 17; 10, 7, 6 unseen after round 16
     ("heldout14-2026-12-07.jsonl", 16, 4, 7),  # tuned on in round 18; 18, 7, 7 unseen after round 17
+    ("heldout15-2026-12-07.jsonl", 5, 0, 8),  # tuned on in round 19; 9, 5, 8 unseen after round 18
 ])
 def test_the_later_held_out_sets_keep_their_measured_figures(name: str, alarms: int, sourced: int,
                                                              misses: int) -> None:
