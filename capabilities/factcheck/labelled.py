@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from capabilities.factcheck.extract import WORD_SCALES
 from capabilities.factcheck.reading import MONTH_RE, MONTHS, sentence_at
 from capabilities.factcheck.types import Fact, FactKind
 
@@ -99,8 +100,7 @@ def source_facts(text: str) -> list[Fact]:
             if m.group(group):
                 add(FactKind.number, m.group(group), _number(Decimal(m.group(group))), m.start())
     for m in _A_SCALE.finditer(text):
-        add(FactKind.number, m.group(), str({"hundred": 100, "thousand": 1000, "million": 10**6,
-                                             "billion": 10**9}[m.group(1).lower()]), m.start())
+        add(FactKind.number, m.group(), str(WORD_SCALES[m.group(1).lower()]), m.start())
     for m in _THOUSANDS.finditer(text):
         add(FactKind.number, m.group(1) + "K", _number(Decimal(m.group(1)) * 1000), m.start())
     return facts
@@ -117,7 +117,8 @@ def debian_release(fact: Fact, text: str) -> int | None:
 
 def glued_release(fact: Fact, text: str) -> int | None:
     """A release series after its product ("a Perl 5 module", "Python 3", "OpenJDK 17") in a source that glues the
-    number to the product's name ("a perl5 module", python3, openjdk-17-jre: heldout13): the same release, as one word. Where it stands in ``text``, or
+    number to the product's name ("a perl5 module", python3, openjdk-17-jre: heldout13): the same release, as one
+    word. Where it stands in ``text``, or
     None; another release (perl6) or another product is not found."""
     if fact.kind != FactKind.number or not fact.series or not re.fullmatch(r"\d+(?:\.\d+)?", fact.text):
         return None

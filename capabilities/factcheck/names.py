@@ -30,8 +30,8 @@ def scan_names(scan: Scan) -> None:
                                            or _after_quoted_sentence(scan.text, run[0].start())
                                            or _opens_quoted_text(scan.masked, run[0]))
                         and not _speaker(scan.text, run[0])) \
-                and not (_title_cased(scan.masked, run[0].start(), _heading(scan.text, run[0].start(), headings))
-                         and not _heading(scan.text, run[0].start(), items)):
+                and not (_title_cased(scan.masked, run[0].start(), _on_line(scan.text, run[0].start(), headings))
+                         and not _on_line(scan.text, run[0].start(), items)):
             tokens = [re.sub(r"['’]s$", "", m.group()) for m in run]
             # a lone letter (the C library, plan B) names too little to be checked; in a run it is an initial
             if not (len(tokens) == 1 and (tokens[0].lower() in MONTHS or len(tokens[0]) == 1)):
@@ -149,12 +149,12 @@ def _list_items(markdown: str) -> set[tuple[str, ...]]:
     return {tuple(words(m.group(1))) for m in _LIST_ITEM.finditer(markdown)}
 
 
-def _heading(text: str, at: int, headings: set[tuple[str, ...]]) -> bool:
-    """Whether ``at`` lies on one of the ``headings`` (or list item) lines."""
+def _on_line(text: str, at: int, lines: set[tuple[str, ...]]) -> bool:
+    """Whether ``at`` lies on one of ``lines`` (the words of the article's headings, or of its list items)."""
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
     line = tuple(words(text[start:end if end >= 0 else len(text)]))
-    return bool(line) and line in headings
+    return bool(line) and line in lines
 
 
 def _title_cased(text: str, at: int, heading: bool = False) -> bool:
